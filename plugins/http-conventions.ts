@@ -1,0 +1,104 @@
+import fp from 'fastify-plugin'
+import FindMyWay from 'find-my-way'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { httpDateNow } from '../src/http/http-date.js'
+import { Problem } from '../src/http/problem.js'
+import { canonicalPath, uriRuleViolation } from '../src/http/uri-rules.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's answers may be stored by caches; by default they may not. */
+    cacheable?: boolean
+  }
+}
+
+export interface HttpConventionsOptions {
+  /** Paths served by third-party plugins (documents, well-known URIs) that the URI rules do not bind. */
+  uriRuleExemptPrefixes?: string[]
+}
+
+const DEFAULT_EXEMPT_PREFIXES = ['/docs', '/.well-known/']
+
+/**
+ * Every path the service serves, with its methods, so a miss can tell 404 from 405 and answer OPTIONS.
+ * A second router is kept because Fastify's own does not say which methods a path has.
+ */
+function createRouteTable () {
+  const router = FindMyWay({ ignoreTrailingSlash: false, caseSensitive: true })
+  const methodsByPath = new Map<string, Set<string>>()
+
+  return {
+    add (path: string, methods: string[]) {
+      let known = methodsByPath.get(path)
+      if (known === undefined) {
+        known = new Set(['OPTIONS'])
+        methodsByPath.set(path, known)
+        router.on('GET', path, () => {}, known)
+      }
+      for (const method of methods) known.add(method)
+    },
+    methodsAt (path: string): Set<string> | undefined {
+      return router.find('GET', path)?.store as Set<string> | undefined
+    }
+  }
+}
+
+function pathOf (url: string): string {
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
+function allowHeader (methods: Set<string>): string {
+  return [...methods].sort().join(', ')
+}
+
+async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsOptions): Promise<void> {
+  const exemptPrefixes = opts.uriRuleExemptPrefixes ?? DEFAULT_EXEMPT_PREFIXES
+  const routes = createRouteTable()
+
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const path = route.url
+    if (!exemptPrefixes.some(prefix => path.startsWith(prefix))) {
+      const violation = uriRuleViolation(path)
+      if (violation !== undefined) throw new Error(`Route ${path} breaks the URI rules: ${violation}`)
+    }
+    routes.add(path, Array.isArray(route.method) ? route.method : [route.method])
+  })
+
+  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
+    reply.header('x-request-id', request.id)
+    if ((request.method === 'GET' || request.method === 'HEAD') && !reply.hasHeader('last-modified')) {
+      reply.header('last-modified', httpDateNow())
+    }
+    if (request.routeOptions.config?.cacheable !== true && !reply.hasHeader('cache-control')) {
+      reply.header('cache-control', 'no-store')
+      reply.header('pragma', 'no-cache')
+      reply.header('expires', '0')
+    }
+    return payload
+  })
+
+  fastify.setNotFoundHandler(async function notFound (request, reply) {
+    const path = pathOf(request.url)
+    const methods = routes.methodsAt(path)
+    if (methods !== undefined) {
+      if (request.method === 'OPTIONS') {
+        return reply.code(200).header('allow', allowHeader(methods)).header('content-length', '0').send()
+      }
+      throw new Problem(405, {
+        detail: `${request.method} is not supported here; the methods are listed in Allow.`,
+        code: 'MethodNotAllowed',
+        headers: { allow: allowHeader(methods) }
+      })
+    }
+    const canonical = canonicalPath(path)
+    const canonicalMethods = canonical === path ? undefined : routes.methodsAt(canonical)
+    if (canonicalMethods?.has(request.method) === true && (request.method === 'GET' || request.method === 'HEAD')) {
+      const query = request.url.slice(path.length)
+      return reply.code(301).header('location', canonical + query).send()
+    }
+    throw new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
+  })
+}
+
+export default fp(httpConventions, { name: 'http-conventions', fastify: '5.x', dependencies: ['problem-details'] })

@@ -1,0 +1,90 @@
+import fp from 'fastify-plugin'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { Problem, PROBLEM_CONTENT_TYPE, problemBody } from '../src/http/problem.js'
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Answers with an RFC 9457 problem; the one way any error leaves the service. */
+    sendProblem: (problem: Problem) => FastifyReply
+  }
+}
+
+interface FieldError {
+  in: string
+  field: string
+  message: string
+}
+
+// Fastify's own client errors, named by the cause a client can act on.
+const FRAMEWORK_CODES: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BodyTooLarge',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UnsupportedMediaType',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'InvalidContentLength',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'EmptyJsonBody',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'InvalidJson',
+  FST_ERR_BAD_URL: 'InvalidUrl'
+}
+
+function fieldErrors (error: FastifyError): FieldError[] {
+  return (error.validation ?? []).map(issue => {
+    const params = issue.params as Record<string, unknown>
+    const child = params.missingProperty ?? params.additionalProperty
+    const field = typeof child === 'string' ? `${issue.instancePath}/${child}` : issue.instancePath
+    return { in: error.validationContext ?? 'request', field: field === '' ? '/' : field, message: issue.message ?? 'is invalid' }
+  })
+}
+
+/** Maps anything thrown to a problem that is safe to show: 5xx causes stay in the log. */
+export function toProblem (error: FastifyError | Problem): Problem {
+  if (error instanceof Problem) return error
+  if (error.validation !== undefined) {
+    // A path parameter that fails its schema names no resource: the URI maps to nothing (404).
+    if (error.validationContext === 'params') {
+      return new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
+    }
+    return new Problem(400, {
+      detail: `The request ${error.validationContext ?? 'input'} is invalid.`,
+      code: 'ValidationFailed',
+      errors: fieldErrors(error)
+    })
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new Problem(400, { detail: 'The request body is not valid JSON.', code: 'InvalidJson' })
+  }
+  const status = error.statusCode ?? 500
+  if (status >= 400 && status < 500) {
+    return new Problem(status, { detail: error.message, code: FRAMEWORK_CODES[error.code] })
+  }
+  if (status === 503) {
+    return new Problem(503, { detail: 'The service cannot answer right now; try again shortly.', code: 'ServiceUnavailable' })
+  }
+  return new Problem(500, { detail: 'The server failed to answer this request. Quote the requestId when reporting it.', code: 'InternalError' })
+}
+
+function instanceOf (request: FastifyRequest): string {
+  const url = request.originalUrl
+  const query = url.indexOf('?')
+  return query === -1 ? url : url.slice(0, query)
+}
+
+async function problemDetails (fastify: FastifyInstance): Promise<void> {
+  fastify.decorateReply('sendProblem', function (this: FastifyReply, problem: Problem) {
+    const headers = problem.fields.headers
+    if (headers !== undefined) this.headers(headers)
+    return this.code(problem.status)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify(problemBody(problem, instanceOf(this.request), String(this.request.id))))
+  })
+
+  fastify.setErrorHandler(function handleError (error: FastifyError | Problem, request, reply) {
+    const problem = toProblem(error)
+    if (problem.status >= 500) {
+      request.log.error({ err: error }, 'request failed')
+    } else {
+      request.log.info({ status: problem.status, code: problem.fields.code }, 'request refused')
+    }
+    return reply.sendProblem(problem)
+  })
+}
+
+export default fp(problemDetails, { name: 'problem-details', fastify: '5.x' })

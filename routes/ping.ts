@@ -1,0 +1,20 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+
+/** GET /ping: proves the process answers HTTP and nothing more. */
+const ping: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get('/ping', {
+    // Polled by gateways every few seconds: no access log line per poll; errors are still logged.
+    logLevel: 'warn',
+    schema: {
+      summary: 'Connectivity test',
+      description: 'Answers the plain text `pong`. It touches no dependency and proves nothing beyond reachability.',
+      tags: ['ops'],
+      response: { 200: { description: 'The service is reachable', content: { 'text/plain': { schema: Type.Literal('pong') } } } }
+    }
+  }, async (_request, reply) => {
+    return reply.type('text/plain; charset=utf-8').send('pong')
+  })
+}
+
+export default ping

@@ -1,0 +1,21 @@
+import AutoLoad from '@fastify/autoload'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from './config.js'
+
+export interface AppOptions {
+  config: Config
+}
+
+/** The whole service as one plugin: shared plugins first, then the routes that use them. */
+export default async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
+  await fastify.register(AutoLoad, {
+    dir: join(import.meta.dirname, '../plugins'),
+    options: { ...opts }
+  })
+  await fastify.register(AutoLoad, {
+    dir: join(import.meta.dirname, '../routes'),
+    autoHooks: true,
+    cascadeHooks: true
+  })
+}

@@ -1,0 +1,57 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+// Every setting the service reads, by its environment name. Names are a contract: add, never rename.
+export const ConfigSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer port from 0 to 65535' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address to bind' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), { default: 'info' }),
+  TRUST_PROXY: Type.String({
+    default: 'false',
+    pattern: '^(true|false|\\d+|[0-9a-fA-F.:/]+(,\\s*[0-9a-fA-F.:/]+)*)$',
+    description: 'true, false, a hop count, or a comma-separated list of proxy addresses/CIDRs'
+  }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// connection URL' })),
+  DATA_DIR: Type.String({ minLength: 1, default: './.data', description: 'a directory path' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' })
+})
+
+export type Config = Static<typeof ConfigSchema>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Reads and validates the settings; the first bad one stops start-up with a one-line message. */
+export function loadConfig (env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {}
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name]
+    if (value !== undefined && value !== '') raw[name] = value
+  }
+  const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  const error = Value.Errors(ConfigSchema, config).First()
+  if (error !== undefined) {
+    const name = error.path.split('/')[1] ?? '(unknown)'
+    throw new ConfigError(`Invalid setting ${name}=${JSON.stringify(raw[name])}: expected ${describe(ConfigSchema.properties[name as keyof Config])}`)
+  }
+  return config as Config
+}
+
+function describe (schema: TSchema | undefined): string {
+  if (schema === undefined) return 'a known setting'
+  if (schema.description !== undefined) return schema.description
+  if (Array.isArray(schema.anyOf)) return `one of ${schema.anyOf.map((s: TSchema) => s.const).join(', ')}`
+  return schema.type ?? 'a valid value'
+}
+
+/** Fastify's trustProxy value for the TRUST_PROXY setting (a number trusts that many hops). */
+export function trustProxyOption (value: string): boolean | string[] {
+  if (value === 'true') return true
+  if (value === 'false') return false
+  // Fastify's types omit the hop count that proxy-addr accepts at run time.
+  if (/^\d+$/.test(value)) return Number(value) as unknown as boolean
+  return value.split(',').map(part => part.trim())
+}

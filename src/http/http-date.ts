@@ -1,0 +1,18 @@
+// Formatting a date costs more than reading the clock, so the HTTP date is made once a second.
+let cachedSecond = -1
+let cachedValue = ''
+
+/** The current time as an IMF-fixdate (RFC 9110 section 5.6.7). */
+export function httpDateNow (): string {
+  const now = Date.now()
+  const second = Math.floor(now / 1000)
+  if (second !== cachedSecond) {
+    cachedSecond = second
+    cachedValue = new Date(second * 1000).toUTCString()
+  }
+  return cachedValue
+}
+
+export function httpDate (date: Date): string {
+  return date.toUTCString()
+}

@@ -1,0 +1,39 @@
+import Fastify from 'fastify'
+import fp from 'fastify-plugin'
+import closeWithGrace from 'close-with-grace'
+import app from './app.js'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { serverOptions } from './server-options.js'
+
+function readConfig (): Config {
+  try {
+    return loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
+async function start (): Promise<void> {
+  const config = readConfig()
+  const server = Fastify(serverOptions(config))
+  await server.register(fp(app), { config })
+
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err !== undefined) server.log.error({ err }, 'shutting down after an unexpected error')
+    else server.log.info({ signal }, 'shutting down')
+    await server.close()
+  })
+
+  try {
+    await server.listen({ port: config.PORT, host: config.HOST })
+  } catch (err) {
+    server.log.error({ err }, 'could not start listening')
+    process.exit(1)
+  }
+}
+
+await start()
