@@ -5,12 +5,7 @@ import { httpDateNow } from '../src/http/http-date.js'
 import { Problem } from '../src/http/problem.js'
 import { canonicalPath, uriRuleViolation } from '../src/http/uri-rules.js'
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route's answers may be stored by caches; by default they may not. */
-    cacheable?: boolean
-  }
-}
+import '../src/http/route-config.js'
 
 export interface HttpConventionsOptions {
   /** Paths served by third-party plugins (documents, well-known URIs) that the URI rules do not bind. */

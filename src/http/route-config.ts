@@ -1,0 +1,13 @@
+// What a route may declare in its `config`, read by the shared plugins (and the OpenAPI documents).
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's answers may be stored by caches; by default they may not. */
+    cacheable?: boolean
+    /** Scopes a bearer token must carry (all of them). Declaring any makes the route protected. */
+    scopes?: readonly string[]
+    /** `optional`: a token is verified when one is sent, and the route also answers without one. */
+    auth?: 'optional'
+  }
+}
+
+export {}
