@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Problem, PROBLEM_CONTENT_TYPE, problemBody } from '../src/http/problem.js'
+import { isDatabaseUnavailable } from '../src/storage/errors.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -54,6 +55,9 @@ export function toProblem (error: FastifyError | Problem): Problem {
   const status = error.statusCode ?? 500
   if (status >= 400 && status < 500) {
     return new Problem(status, { detail: error.message, code: FRAMEWORK_CODES[error.code] })
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new Problem(503, { detail: 'The database is not reachable right now; try again shortly.', code: 'DatabaseUnavailable', headers: { 'retry-after': '5' } })
   }
   if (status === 503) {
     return new Problem(503, { detail: 'The service cannot answer right now; try again shortly.', code: 'ServiceUnavailable' })

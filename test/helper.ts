@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import app from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { serverOptions } from '../src/server-options.js'
+import { freshDataDir } from './support/pglite-template.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
@@ -20,7 +21,7 @@ export function testConfig (env: Record<string, string> = {}): Config {
 
 /** Builds the whole app with explicit settings and closes it when the test ends. */
 export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const config = testConfig(options.env)
+  const config = testConfig({ DATA_DIR: await freshDataDir(t), ...options.env })
   const fastify = Fastify(serverOptions(config))
   t.teardown(() => fastify.close())
   await fastify.register(fp(app), { config })

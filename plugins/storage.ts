@@ -1,0 +1,97 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { sql, type Kysely } from 'kysely'
+import { Problem } from '../src/http/problem.js'
+import { createDatabase, type DatabaseKind } from '../src/storage/database.js'
+import { migrateToLatest, pendingMigrations } from '../src/storage/migrate.js'
+import type { Schema } from '../src/storage/schema.js'
+
+export type StorageState = 'starting' | 'ready' | 'unavailable' | 'closed'
+
+export interface Storage {
+  db: Kysely<Schema>
+  kind: DatabaseKind
+  /** `ready` once the database answered and every migration is applied. */
+  state: () => StorageState
+  /** Resolves when the storage first becomes ready (never rejects; waits through retries). */
+  whenReady: () => Promise<void>
+  /** Throws a 503 problem unless the storage is ready: requests fail fast instead of piling up. */
+  assertReady: () => void
+  /** One round trip to the database. */
+  ping: () => Promise<void>
+  pendingMigrations: () => Promise<string[]>
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    storage: Storage
+  }
+}
+
+const FIRST_RETRY_MS = 500
+const LONGEST_RETRY_MS = 15_000
+
+/**
+ * Opens the database and applies migrations in the background, so the process starts (and answers
+ * its probes) even when the database is down; it retries with growing pauses until it succeeds.
+ */
+async function storagePlugin (fastify: FastifyInstance): Promise<void> {
+  const log = fastify.log.child({ component: 'storage' })
+  const { db, kind, close } = createDatabase({
+    url: fastify.config.DATABASE_URL,
+    dataDir: fastify.config.DATA_DIR,
+    onPoolError: error => log.warn({ err: error }, 'database connection lost')
+  })
+
+  let state: StorageState = 'starting'
+  let retryTimer: NodeJS.Timeout | undefined
+  let attempt: Promise<void> | undefined
+  let markReady: () => void = () => {}
+  const ready = new Promise<void>(resolve => { markReady = resolve })
+
+  function start (pause: number): void {
+    attempt = migrateToLatest(db).then(applied => {
+      if (state === 'closed') return
+      state = 'ready'
+      markReady()
+      log.info({ kind, applied }, 'database ready')
+    }, error => {
+      if (state === 'closed') return
+      state = 'unavailable'
+      log.error({ err: error, retryInMs: pause }, 'database not ready; retrying')
+      retryTimer = setTimeout(() => start(Math.min(pause * 2, LONGEST_RETRY_MS)), pause)
+      retryTimer.unref()
+    })
+  }
+
+  const storage: Storage = {
+    db,
+    kind,
+    state: () => state,
+    whenReady: () => ready,
+    assertReady () {
+      if (state !== 'ready') {
+        throw new Problem(503, {
+          detail: 'The database is not available yet; try again shortly.',
+          code: 'DatabaseUnavailable',
+          headers: { 'retry-after': '5' }
+        })
+      }
+    },
+    async ping () {
+      await sql`select 1`.execute(db)
+    },
+    pendingMigrations: () => pendingMigrations(db)
+  }
+  fastify.decorate('storage', storage)
+
+  fastify.addHook('onReady', async () => { start(FIRST_RETRY_MS) })
+  fastify.addHook('onClose', async () => {
+    state = 'closed'
+    clearTimeout(retryTimer)
+    await attempt?.catch(() => {})
+    await close()
+  })
+}
+
+export default fp(storagePlugin, { name: 'storage', fastify: '5.x', dependencies: ['config'] })

@@ -1,0 +1,20 @@
+import { Migrator, type Kysely, type MigrationResultSet } from 'kysely'
+import { migrations } from './migrations/index.js'
+
+// Migrations run before the schema they create exists, so they see the database untyped.
+function migrator (db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => migrations } })
+}
+
+/** Applies every pending migration; throws with the failing migration's error. */
+export async function migrateToLatest (db: Kysely<any>): Promise<string[]> {
+  const { error, results }: MigrationResultSet = await migrator(db).migrateToLatest()
+  if (error !== undefined) throw error
+  return (results ?? []).filter(result => result.status === 'Success').map(result => result.migrationName)
+}
+
+/** The names of migrations known to the code but not yet applied to the database. */
+export async function pendingMigrations (db: Kysely<any>): Promise<string[]> {
+  const all = await migrator(db).getMigrations()
+  return all.filter(migration => migration.executedAt === undefined).map(migration => migration.name)
+}

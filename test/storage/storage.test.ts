@@ -1,0 +1,105 @@
+import t, { type Test } from 'tap'
+import { createServer, connect, type Server, type Socket } from 'node:net'
+import { sql } from 'kysely'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../helper.js'
+import { freshPostgresDatabase } from '../support/services.js'
+
+async function untilState (app: FastifyInstance, wanted: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (app.storage.state() !== wanted) {
+    if (Date.now() > deadline) throw new Error(`storage stayed ${app.storage.state()}, wanted ${wanted}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+
+async function exercise (t: Test, app: FastifyInstance): Promise<void> {
+  await app.storage.whenReady()
+  t.equal(app.storage.state(), 'ready')
+  t.same(await app.storage.pendingMigrations(), [], 'every migration is applied')
+  await app.storage.ping()
+  const db = app.storage.db
+  await sql`create table probe (id serial primary key, label text not null)`.execute(db)
+  // Many callers at once, and a transaction that fails half-way: nothing of it may remain.
+  await Promise.all(Array.from({ length: 20 }, (_, i) => sql`insert into probe (label) values (${`row-${i}`})`.execute(db)))
+  await t.rejects(db.transaction().execute(async trx => {
+    await sql`insert into probe (label) values ('half')`.execute(trx)
+    await sql`insert into probe (label) values (null)`.execute(trx)
+  }))
+  const { rows } = await sql<{ count: number }>`select count(*)::int as count from probe`.execute(db)
+  t.equal(rows[0]?.count, 20, 'concurrent writes all landed; the failed transaction left nothing')
+  const half = await sql<{ n: number }>`select count(*)::int as n from probe where label = 'half'`.execute(db)
+  t.equal(half.rows[0]?.n, 0)
+}
+
+t.test('embedded PGlite: opens, migrates, runs concurrent queries and transactions', async t => {
+  const app = await build(t)
+  t.equal(app.storage.kind, 'pglite')
+  await exercise(t, app)
+})
+
+t.test('PostgreSQL: opens, migrates, runs concurrent queries and transactions', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const app = await build(t, { env: { DATABASE_URL: url } })
+  t.equal(app.storage.kind, 'postgres')
+  await exercise(t, app)
+})
+
+/** A TCP forwarder to the real server that can be switched off and on, to lose and regain the database. */
+function forwarder (target: URL) {
+  let server: Server | undefined
+  const sockets = new Set<Socket>()
+  const port = { value: 0 }
+  return {
+    port,
+    async up () {
+      server = createServer(client => {
+        const upstream = connect(Number(target.port || 5432), target.hostname)
+        for (const s of [client, upstream]) { sockets.add(s); s.on('error', () => {}); s.on('close', () => sockets.delete(s)) }
+        client.pipe(upstream).pipe(client)
+      })
+      await new Promise<void>(resolve => server?.listen(port.value, '127.0.0.1', resolve))
+      port.value = (server.address() as { port: number }).port
+    },
+    async down () {
+      for (const s of sockets) s.destroy()
+      await new Promise(resolve => server?.close(resolve))
+    }
+  }
+}
+
+t.test('PostgreSQL unreachable at start: the service starts, answers 503 problems, and recovers by itself', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const proxy = forwarder(new URL(url))
+  await proxy.up()
+  await proxy.down() // the port is known and now refuses connections
+  const viaProxy = new URL(url)
+  viaProxy.port = String(proxy.port.value)
+  const app = await build(t, {
+    env: { DATABASE_URL: viaProxy.toString() },
+    extraRoutes: scope => scope.get('/probe-count', async () => {
+      scope.storage.assertReady()
+      await scope.storage.ping()
+      return { ok: true }
+    })
+  })
+  t.teardown(() => proxy.down())
+  await untilState(app, 'unavailable')
+  t.equal((await app.inject('/ping')).statusCode, 200, 'the process answers')
+  const refused = await app.inject('/probe-count')
+  t.equal(refused.statusCode, 503)
+  t.match(refused.json(), { code: 'DatabaseUnavailable', status: 503 })
+  t.equal(refused.headers['retry-after'], '5')
+  t.notMatch(refused.body, /127\.0\.0\.1|postgres|ECONNREFUSED/)
+
+  await proxy.up()
+  await untilState(app, 'ready')
+  t.equal((await app.inject('/probe-count')).statusCode, 200, 'recovered without a restart')
+
+  await proxy.down()
+  const lost = await app.inject('/probe-count')
+  t.equal(lost.statusCode, 503, 'a database lost mid-run answers 503, not 500')
+  t.match(lost.json(), { code: 'DatabaseUnavailable' })
+})

@@ -1,0 +1,30 @@
+import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+
+// Creating an embedded database costs seconds (initdb); copying a ready one costs milliseconds.
+// The template is made once and shared by every test process of a run.
+const TEMPLATE = resolve(import.meta.dirname, '../../.tap/pglite-template')
+
+async function ensureTemplate (): Promise<string> {
+  if (existsSync(TEMPLATE)) return TEMPLATE
+  const staging = mkdtempSync(join(tmpdir(), 'pglite-template-'))
+  const database = await PGlite.create(join(staging, 'pglite'))
+  await database.close()
+  try {
+    renameSync(staging, TEMPLATE)
+  } catch {
+    rmSync(staging, { recursive: true, force: true }) // another test process made it first
+  }
+  return TEMPLATE
+}
+
+/** A DATA_DIR holding a fresh embedded database, removed when the test ends. */
+export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
+  const template = await ensureTemplate()
+  const dir = mkdtempSync(join(tmpdir(), 'recrutamento-test-'))
+  cpSync(template, dir, { recursive: true })
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
