@@ -4,8 +4,10 @@ import { Type } from '@sinclair/typebox'
 /** GET /ping: proves the process answers HTTP and nothing more. */
 const ping: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/ping', {
-    // Polled by gateways every few seconds: no access log line per poll; errors are still logged.
+    // Polled by gateways every few seconds: no access log line per poll (errors are still logged), no
+    // request histogram, and it keeps answering while the service sheds load.
     logLevel: 'warn',
+    config: { shed: false, disableMetrics: true },
     schema: {
       summary: 'Connectivity test',
       description: 'Answers the plain text `pong`. It touches no dependency and proves nothing beyond reachability.',

@@ -15,7 +15,24 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// connection URL' })),
   DATA_DIR: Type.String({ minLength: 1, default: './.data', description: 'a directory path' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
-  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' })
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' }),
+  HEALTH_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 30000, default: 1000, description: 'milliseconds from 10 to 30000' }),
+  HEALTH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 300000, default: 2000, description: 'milliseconds from 100 to 300000' }),
+  HEALTH_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 300000, default: 2000, description: 'milliseconds from 0 to 300000' }),
+  LIVENESS_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 5000, description: 'milliseconds from 100 to 600000' }),
+  SHED_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, maximum: 600000, default: 1000, description: 'milliseconds from 0 (off) to 600000' }),
+  SHED_MAX_EVENT_LOOP_UTILIZATION: Type.Number({ minimum: 0, maximum: 1, default: 0, description: 'a fraction from 0 (off) to 1' }),
+  SHED_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'a byte count, 0 for off' }),
+  SHED_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'a byte count, 0 for off' }),
+  SHED_RETRY_AFTER_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'seconds from 1 to 3600' }),
+  SHUTDOWN_DRAIN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120000, default: 0, description: 'milliseconds from 0 to 120000' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300000, default: 10000, description: 'milliseconds from 100 to 300000' }),
+  GRPC_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer port from 0 to 65535' })),
+  HEARTBEAT_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
+  HEARTBEAT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'a bearer token with the heartbeat:write scope' })),
+  HEARTBEAT_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
+  HEARTBEAT_TOLERANCE: Type.Number({ minimum: 1, maximum: 100, default: 3, description: 'a multiplier from 1 to 100' }),
+  HEARTBEAT_MAX_SKEW_MS: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000, description: 'milliseconds from 0 to 3600000' })
 })
 
 export type Config = Static<typeof ConfigSchema>

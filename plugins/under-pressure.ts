@@ -1,0 +1,41 @@
+import fp from 'fastify-plugin'
+import underPressure from '@fastify/under-pressure'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Problem } from '../src/http/problem.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** `false`: the route keeps answering while the process sheds load (liveness, ping, probes). */
+    shed?: false
+  }
+}
+
+/**
+ * Load shedding: while event-loop delay, event-loop utilisation, heap or RSS are past their limits,
+ * routes answer a 503 problem with Retry-After at once instead of queueing more work. Probes opt out
+ * with `config.shed: false`, so an orchestrator still sees a live process. The measures are also the
+ * liveness check's source (`fastify.memoryUsage()`).
+ */
+async function loadShedding (fastify: FastifyInstance): Promise<void> {
+  const config = fastify.config
+  const retryAfter = String(config.SHED_RETRY_AFTER_SECONDS)
+  await fastify.register(underPressure, {
+    maxEventLoopDelay: config.SHED_MAX_EVENT_LOOP_DELAY_MS,
+    maxEventLoopUtilization: config.SHED_MAX_EVENT_LOOP_UTILIZATION,
+    eventLoopUtilizationMode: 'interval',
+    maxHeapUsedBytes: config.SHED_MAX_HEAP_USED_BYTES,
+    maxRssBytes: config.SHED_MAX_RSS_BYTES,
+    retryAfter: config.SHED_RETRY_AFTER_SECONDS,
+    pressureHandler: async (request: FastifyRequest, _reply, type) => {
+      if (request.routeOptions.config?.shed === false) return
+      request.log.debug({ pressure: type }, 'request shed under load')
+      throw new Problem(503, {
+        detail: 'The service is overloaded; try again shortly.',
+        code: 'Overloaded',
+        headers: { 'retry-after': retryAfter }
+      })
+    }
+  })
+}
+
+export default fp(loadShedding, { name: 'load-shedding', fastify: '5.x', dependencies: ['config', 'problem-details'] })

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { CheckResult } from '../../src/health/registry.js'
+import { DeepResult, DependenciesResult, DependencyResult, PROBE_ROUTE } from '../../src/health/schemas.js'
+import { httpStatusOf, worstOf } from '../../src/health/status.js'
+import { Problem } from '../../src/http/problem.js'
+
+const TAGS = ['health']
+const PROTECTED = { ...PROBE_ROUTE, config: { ...PROBE_ROUTE.config, scopes: ['health:read'] } }
+
+function ageOf (result: CheckResult): number {
+  return Math.max(0, Date.now() - result.checkedAt)
+}
+
+function dependency (result: CheckResult) {
+  return { name: result.name, status: result.status, latencyMs: result.latencyMs, ageMs: ageOf(result) }
+}
+
+/** The detailed, protected health endpoints: each runs checks, bounded by their timeouts and cacheTtl. */
+const dependencies: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { health } = fastify
+
+  fastify.get('/deep', {
+    ...PROTECTED,
+    schema: {
+      summary: 'Full diagnosis of the dependencies',
+      description: 'Runs every deep check (a result younger than its cacheTtl is reused) and shows latency, age and details. Never use it as liveness.',
+      tags: TAGS,
+      response: { 200: DeepResult, 503: DeepResult }
+    }
+  }, async (_request, reply) => {
+    const results = await health.runAll(health.names('deep'))
+    const checks = Object.fromEntries(results.map(result => [result.name, {
+      status: result.status,
+      latencyMs: result.latencyMs,
+      ageMs: ageOf(result),
+      critical: result.critical,
+      ...(result.details !== undefined && { details: result.details })
+    }]))
+    const status = worstOf(results.map(result => result.effectiveStatus))
+    return reply.code(httpStatusOf(status)).send({ status, checks })
+  })
+
+  fastify.get('/dependencies', {
+    ...PROTECTED,
+    schema: {
+      summary: 'State of every dependency',
+      description: 'Every registered check with its status and latency.',
+      tags: TAGS,
+      response: { 200: DependenciesResult, 503: DependenciesResult }
+    }
+  }, async (_request, reply) => {
+    const results = await health.runAll()
+    const status = worstOf(results.map(result => result.effectiveStatus))
+    return reply.code(httpStatusOf(status)).send({ status, dependencies: results.map(dependency) })
+  })
+
+  fastify.get('/:name', {
+    ...PROTECTED,
+    schema: {
+      summary: 'One dependency in isolation',
+      description: 'For example `/health/database` or `/health/cache`. An unknown name answers 404.',
+      tags: TAGS,
+      params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }) }),
+      response: { 200: DependencyResult, 503: DependencyResult }
+    }
+  }, async (request, reply) => {
+    const { name } = request.params
+    if (!health.has(name)) throw new Problem(404, { detail: `No dependency is named ${name}.`, code: 'NotFound' })
+    const result = await health.run(name)
+    return reply.code(httpStatusOf(result.status)).send(dependency(result))
+  })
+}
+
+export default dependencies

@@ -1,0 +1,30 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { PROBE_ROUTE, StatusWithChecks } from '../../src/health/schemas.js'
+import { httpStatusOf } from '../../src/health/status.js'
+
+interface MaybeAuthenticated { principal?: { scopes: ReadonlySet<string> } }
+
+/** GET /health: the general state; public callers see the status, `health:read` also sees the checks. */
+const overview: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { health } = fastify
+  const Result = Type.Union([Type.Pick(StatusWithChecks, ['status']), StatusWithChecks])
+
+  fastify.get('/', {
+    ...PROBE_ROUTE,
+    prefixTrailingSlash: 'no-slash',
+    config: { ...PROBE_ROUTE.config, auth: 'optional' },
+    schema: {
+      summary: 'General state of the service',
+      description: 'The readiness result. Without a token only `status`; with a token carrying `health:read`, also `checks`.',
+      tags: ['health'],
+      response: { 200: Result, 503: Result }
+    }
+  }, async (request, reply) => {
+    const result = health.readiness()
+    const mayReadDetails = (request as MaybeAuthenticated).principal?.scopes.has('health:read') === true
+    return reply.code(httpStatusOf(result.status)).send(mayReadDetails ? result : { status: result.status })
+  })
+}
+
+export default overview

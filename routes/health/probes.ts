@@ -1,0 +1,61 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { PROBE_ROUTE, StatusOnly, StatusWithChecks } from '../../src/health/schemas.js'
+import { httpStatusOf } from '../../src/health/status.js'
+
+const TAGS = ['health']
+
+/** The public probes: they read results the background refresh keeps, and touch no dependency. */
+const probes: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { health } = fastify
+
+  fastify.get('/live', {
+    ...PROBE_ROUTE,
+    schema: {
+      summary: 'Liveness: is the process alive or stuck?',
+      description: 'The process alone (its event loop answers in time). It never depends on a database, cache or other service.',
+      tags: TAGS,
+      response: { 200: StatusWithChecks, 503: StatusWithChecks }
+    }
+  }, async (_request, reply) => {
+    const { status, checks } = health.liveness()
+    return reply.code(httpStatusOf(status)).send({ status, checks })
+  })
+
+  fastify.get('/ready', {
+    ...PROBE_ROUTE,
+    schema: {
+      summary: 'Readiness: can this instance take production traffic now?',
+      description: 'Database, migrations, configuration and (when configured) cache, from results refreshed in the background. `NotReady` while starting and from the first moment of shutdown.',
+      tags: TAGS,
+      response: { 200: StatusWithChecks, 503: StatusWithChecks }
+    }
+  }, async (_request, reply) => {
+    const result = health.readiness()
+    return reply.code(httpStatusOf(result.status)).send(result)
+  })
+
+  fastify.get('/startup', {
+    ...PROBE_ROUTE,
+    schema: {
+      summary: 'Startup: has boot finished?',
+      description: '`Starting` until the migrations are applied and warm-up is done, then `Healthy` for good.',
+      tags: TAGS,
+      response: { 200: StatusOnly, 503: StatusOnly }
+    }
+  }, async (_request, reply) => {
+    const status = health.startup()
+    return reply.code(httpStatusOf(status)).send({ status })
+  })
+
+  fastify.get('/shallow', {
+    ...PROBE_ROUTE,
+    schema: {
+      summary: 'Cheap check that the application answers',
+      description: 'Touches nothing: if this answers, the HTTP stack works.',
+      tags: TAGS,
+      response: { 200: StatusOnly }
+    }
+  }, async () => ({ status: 'Healthy' as const }))
+}
+
+export default probes
