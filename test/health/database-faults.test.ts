@@ -1,0 +1,55 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../helper.js'
+import { freshPostgresDatabase } from '../support/services.js'
+import { tcpForwarder } from '../support/tcp-forwarder.js'
+
+async function untilReady (app: FastifyInstance, wanted: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while ((await app.inject('/health/ready')).statusCode !== wanted) {
+    if (Date.now() > deadline) throw new Error(`readiness never answered ${wanted}`)
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}
+
+t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, then back', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const proxy = tcpForwarder(new URL(url), 5432)
+  await proxy.up()
+  await proxy.down() // the port is known and refuses connections
+  t.teardown(() => proxy.down())
+  const viaProxy = new URL(url)
+  viaProxy.port = String(proxy.port.value)
+  const app = await build(t, { env: { DATABASE_URL: viaProxy.toString(), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
+
+  await new Promise(resolve => setTimeout(resolve, 1500))
+  const down = await app.inject('/health/ready')
+  t.equal(down.statusCode, 503)
+  t.equal(down.json().status, 'Unhealthy')
+  t.not(down.json().checks.database, 'Healthy')
+  t.notMatch(down.body, /127\.0\.0\.1|postgres:|ECONNREFUSED|password/)
+  t.equal((await app.inject('/health/startup')).statusCode, 503, 'boot is not over without migrations')
+  t.equal((await app.inject('/health/live')).statusCode, 200, 'alive while the database is down')
+  t.equal((await app.inject('/ping')).statusCode, 200)
+
+  await proxy.up()
+  await untilReady(app, 200)
+  t.same((await app.inject('/health/ready')).json().checks, { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy' })
+  t.equal((await app.inject('/health/startup')).statusCode, 200)
+
+  await proxy.down()
+  await untilReady(app, 503)
+  const lost = await app.inject('/health/ready')
+  t.equal(lost.json().status, 'Unhealthy')
+  t.equal(lost.json().checks.database, 'Unhealthy')
+  t.equal((await app.inject('/health/startup')).statusCode, 200, 'startup stays finished')
+  t.equal((await app.inject('/health/live')).statusCode, 200)
+  const one = await app.inject('/health/database')
+  t.equal(one.statusCode, 503)
+  t.notMatch(one.body, /127\.0\.0\.1|ECONNREFUSED/)
+
+  await proxy.up()
+  await untilReady(app, 200)
+  t.pass('recovered without a restart')
+})

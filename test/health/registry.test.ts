@@ -1,0 +1,72 @@
+import t from 'tap'
+import { createHealthRegistry } from '../../src/health/registry.js'
+import { httpStatusOf, worstOf } from '../../src/health/status.js'
+
+const quiet = { warn: () => {} }
+
+t.test('worst wins in the documented order; Healthy and Degraded are 200, the rest 503', async t => {
+  t.equal(worstOf([]), 'Healthy')
+  t.equal(worstOf(['Healthy', 'Degraded']), 'Degraded')
+  t.equal(worstOf(['Degraded', 'Unknown']), 'Unknown')
+  t.equal(worstOf(['Unknown', 'Starting']), 'Starting')
+  t.equal(worstOf(['Starting', 'NotReady']), 'NotReady')
+  t.equal(worstOf(['NotReady', 'Timeout']), 'Timeout')
+  t.equal(worstOf(['Timeout', 'Unhealthy', 'Healthy']), 'Unhealthy')
+  t.same(['Healthy', 'Degraded', 'Unhealthy', 'Unknown', 'Starting', 'NotReady', 'Timeout'].map(s => httpStatusOf(s as never)), [200, 200, 503, 503, 503, 503, 503])
+})
+
+t.test('a check that throws is Unhealthy and its error is logged, not returned', async t => {
+  const logged: unknown[] = []
+  const registry = createHealthRegistry({ timeout: 500, cacheTtl: 0 }, { warn: obj => logged.push(obj) })
+  registry.register('broken', () => { throw new Error('password=hunter2 at db.internal') })
+  const result = await registry.run('broken')
+  t.equal(result.status, 'Unhealthy')
+  t.notMatch(JSON.stringify(result), /hunter2|db\.internal/)
+  t.equal(logged.length, 1)
+  t.type(result.latencyMs, 'number')
+})
+
+t.test('a check that hangs is reported Timeout within its limit, and its signal aborts', async t => {
+  const registry = createHealthRegistry({ timeout: 1000, cacheTtl: 0 }, quiet)
+  let aborted = false
+  registry.register('hangs', signal => new Promise(() => { signal.addEventListener('abort', () => { aborted = true }) }), { timeout: 150 })
+  const started = Date.now()
+  const result = await registry.run('hangs')
+  const elapsed = Date.now() - started
+  t.equal(result.status, 'Timeout')
+  t.ok(elapsed >= 140 && elapsed < 600, `answered after ${elapsed} ms`)
+  t.ok(aborted, 'the check was told to stop')
+})
+
+t.test('concurrent callers share one run, and a result is reused while younger than cacheTtl', async t => {
+  const registry = createHealthRegistry({ timeout: 1000, cacheTtl: 0 }, quiet)
+  let runs = 0
+  registry.register('heavy', async () => { runs++; await new Promise(resolve => setTimeout(resolve, 50)) }, { cacheTtl: 300 })
+  const results = await Promise.all(Array.from({ length: 100 }, () => registry.run('heavy')))
+  t.equal(runs, 1, 'one run for 100 concurrent callers')
+  t.ok(results.every(r => r.status === 'Healthy'))
+  await registry.run('heavy')
+  t.equal(runs, 1, 'reused inside the TTL')
+  await new Promise(resolve => setTimeout(resolve, 320))
+  await registry.run('heavy')
+  t.equal(runs, 2, 'run again once the TTL passed')
+})
+
+t.test('a failing non-critical check weighs as Degraded; details are kept', async t => {
+  const registry = createHealthRegistry({ timeout: 1000, cacheTtl: 0 }, quiet)
+  registry.register('cache', () => ({ status: 'Unhealthy', details: { kind: 'redis' } }), { critical: false, tags: ['ready'] })
+  const result = await registry.run('cache')
+  t.equal(result.status, 'Unhealthy')
+  t.equal(result.effectiveStatus, 'Degraded')
+  t.same(result.details, { kind: 'redis' })
+  t.same(registry.names('ready'), ['cache'])
+  t.same(registry.names('deep'), [])
+})
+
+t.test('names are checked and unique', async t => {
+  const registry = createHealthRegistry({ timeout: 1000, cacheTtl: 0 }, quiet)
+  registry.register('database', () => 'Healthy')
+  t.throws(() => registry.register('database', () => 'Healthy'), /already registered/)
+  t.throws(() => registry.register('Bad Name', () => 'Healthy'), /lower case/)
+  t.throws(() => registry.latest('nope'), /No health check/)
+})

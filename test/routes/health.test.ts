@@ -1,0 +1,192 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../helper.js'
+
+const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200' }
+
+async function until (predicate: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+
+async function readyApp (t: Parameters<typeof build>[0]): Promise<FastifyInstance> {
+  const app = await build(t, { env: FAST })
+  await until(async () => (await app.inject('/health/ready')).statusCode === 200)
+  return app
+}
+
+const PROBES = ['/health', '/health/live', '/health/ready', '/health/startup', '/health/shallow']
+
+t.test('every public probe answers GET and HEAD with no-store headers and Last-Modified', async t => {
+  const app = await readyApp(t)
+  for (const url of PROBES) {
+    const res = await app.inject(url)
+    t.equal(res.statusCode, 200, `${url} is 200 once started`)
+    t.match(res.headers['content-type'], /^application\/json/)
+    t.equal(res.headers['cache-control'], 'no-store')
+    t.equal(res.headers.pragma, 'no-cache')
+    t.equal(res.headers.expires, '0')
+    t.ok(res.headers['last-modified'])
+    t.equal(res.json().status, 'Healthy')
+    const head = await app.inject({ method: 'HEAD', url })
+    t.equal(head.statusCode, 200)
+    t.equal(head.body, '')
+  }
+})
+
+t.test('body shapes: ready names each check, live is process only, public /health is status only', async t => {
+  const app = await readyApp(t)
+  t.same((await app.inject('/health/ready')).json(), {
+    status: 'Healthy',
+    checks: { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy' }
+  })
+  t.same((await app.inject('/health/live')).json(), { status: 'Healthy', checks: { 'event-loop': 'Healthy' } })
+  t.same((await app.inject('/health')).json(), { status: 'Healthy' })
+  t.same((await app.inject('/health/startup')).json(), { status: 'Healthy' })
+  t.same((await app.inject('/health/shallow')).json(), { status: 'Healthy' })
+})
+
+t.test('while starting: startup and ready are 503, live and shallow are 200', async t => {
+  const app = await build(t, {
+    env: FAST,
+    extraRoutes: scope => {
+      // A warm-up step that has not finished: boot is not over.
+      scope.health.register('warm-up', () => 'Starting', { tags: ['startup'] })
+    }
+  })
+  await new Promise(resolve => setTimeout(resolve, 300))
+  const startup = await app.inject('/health/startup')
+  t.equal(startup.statusCode, 503)
+  t.same(startup.json(), { status: 'Starting' })
+  const ready = await app.inject('/health/ready')
+  t.equal(ready.statusCode, 503)
+  t.equal(ready.json().status, 'NotReady')
+  t.equal((await app.inject('/health/live')).statusCode, 200)
+  t.equal((await app.inject('/health/shallow')).statusCode, 200)
+})
+
+t.test('protected detail endpoints: deep, dependencies and one dependency by name', async t => {
+  const app = await readyApp(t)
+  const deep = await app.inject('/health/deep')
+  t.equal(deep.statusCode, 200)
+  t.match(deep.json(), {
+    status: 'Healthy',
+    checks: {
+      database: { status: 'Healthy', latencyMs: Number, ageMs: Number, critical: true, details: { kind: 'pglite' } },
+      migrations: { status: 'Healthy', critical: true }
+    }
+  })
+  const deps = await app.inject('/health/dependencies')
+  t.equal(deps.statusCode, 200)
+  const body = deps.json()
+  t.equal(body.status, 'Healthy')
+  t.same(body.dependencies.map((d: { name: string }) => d.name).sort(), ['configuration', 'database', 'migrations'])
+  for (const d of body.dependencies) t.match(d, { name: String, status: 'Healthy', latencyMs: Number, ageMs: Number })
+
+  const one = await app.inject('/health/database')
+  t.equal(one.statusCode, 200)
+  t.match(one.json(), { name: 'database', status: 'Healthy', latencyMs: Number })
+  t.same(Object.keys(one.json()).sort(), ['ageMs', 'latencyMs', 'name', 'status'])
+
+  const unknown = await app.inject('/health/nothing-here')
+  t.equal(unknown.statusCode, 404)
+  t.match(unknown.headers['content-type'], /^application\/problem\+json/)
+  t.equal(unknown.json().code, 'NotFound')
+})
+
+t.test('an unhealthy critical check makes ready Unhealthy (503) and names it; non-critical only degrades', async t => {
+  let broken = false
+  let cacheDown = false
+  const app = await build(t, {
+    env: FAST,
+    extraRoutes: scope => {
+      scope.health.register('broker', () => { if (broken) throw new Error('connect ECONNREFUSED 10.0.0.7:5672') })
+      scope.health.register('cache', () => cacheDown ? 'Unhealthy' : 'Healthy', { critical: false })
+    }
+  })
+  await until(async () => (await app.inject('/health/ready')).statusCode === 200)
+  cacheDown = true
+  await until(async () => (await app.inject('/health/ready')).json().status === 'Degraded')
+  const degraded = await app.inject('/health/ready')
+  t.equal(degraded.statusCode, 200, 'Degraded still serves')
+  t.equal(degraded.json().checks.cache, 'Unhealthy')
+
+  broken = true
+  await until(async () => (await app.inject('/health/ready')).statusCode === 503)
+  const ready = await app.inject('/health/ready')
+  t.same(ready.json(), {
+    status: 'Unhealthy',
+    checks: { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy', broker: 'Unhealthy', cache: 'Unhealthy' }
+  })
+  t.notMatch(ready.body, /ECONNREFUSED|10\.0\.0\.7/)
+  t.equal((await app.inject('/health')).json().status, 'Unhealthy')
+  t.equal((await app.inject('/health/live')).statusCode, 200, 'liveness ignores dependencies')
+  const broker = await app.inject('/health/broker')
+  t.equal(broker.statusCode, 503)
+  t.notMatch(broker.body, /ECONNREFUSED|10\.0\.0\.7/)
+
+  broken = false
+  cacheDown = false
+  await until(async () => (await app.inject('/health/ready')).json().status === 'Healthy')
+  t.pass('recovers without a restart')
+})
+
+t.test('a hanging check reports Timeout within its limit while the endpoint still answers in time', async t => {
+  const app = await build(t, {
+    env: FAST,
+    extraRoutes: scope => {
+      scope.health.register('slow-api', () => new Promise(() => {}), { timeout: 200, tags: ['deep'], cacheTtl: 0 })
+    }
+  })
+  const started = Date.now()
+  const res = await app.inject('/health/slow-api')
+  const elapsed = Date.now() - started
+  t.equal(res.statusCode, 503)
+  t.match(res.json(), { name: 'slow-api', status: 'Timeout' })
+  t.ok(elapsed < 700, `answered in ${elapsed} ms`)
+  const deep = await app.inject('/health/deep')
+  t.equal(deep.json().checks['slow-api'].status, 'Timeout')
+  t.equal(deep.json().status, 'Timeout')
+})
+
+t.test('100 concurrent polls of /health/deep run the heavy check once per TTL', async t => {
+  let runs = 0
+  const app = await build(t, {
+    env: FAST,
+    extraRoutes: scope => {
+      scope.health.register('search-index', async () => { runs++; await new Promise(resolve => setTimeout(resolve, 100)) }, { tags: ['deep'], cacheTtl: 1000 })
+    }
+  })
+  const answers = await Promise.all(Array.from({ length: 100 }, () => app.inject('/health/deep')))
+  t.ok(answers.every(res => res.statusCode === 200 || res.statusCode === 503))
+  t.equal(runs, 1, 'one run for 100 polls')
+  await Promise.all(Array.from({ length: 50 }, () => app.inject('/health/deep')))
+  t.equal(runs, 1, 'still one inside the TTL')
+  await new Promise(resolve => setTimeout(resolve, 1000))
+  await Promise.all(Array.from({ length: 50 }, () => app.inject('/health/deep')))
+  t.equal(runs, 2, 'once more after the TTL')
+})
+
+t.test('readiness polls run no check: results come from the background refresh', async t => {
+  let runs = 0
+  const app = await build(t, {
+    env: { HEALTH_REFRESH_INTERVAL_MS: '60000' },
+    extraRoutes: scope => { scope.health.register('counted', () => { runs++ }) }
+  })
+  await until(() => runs === 1)
+  await Promise.all(Array.from({ length: 200 }, () => app.inject('/health/ready')))
+  await Promise.all(Array.from({ length: 200 }, () => app.inject('/health')))
+  t.equal(runs, 1, 'no poll ran the check')
+})
+
+t.test('readiness turns NotReady at once when shutdown begins; liveness stays 200', async t => {
+  const app = await readyApp(t)
+  app.health.beginShutdown()
+  const ready = await app.inject('/health/ready')
+  t.equal(ready.statusCode, 503)
+  t.equal(ready.json().status, 'NotReady')
+  t.equal((await app.inject('/health/live')).statusCode, 200)
+})
