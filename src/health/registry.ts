@@ -16,7 +16,8 @@ export interface CheckReport {
  * A health check. Resolving with nothing means Healthy; throwing means Unhealthy (the error is logged,
  * never shown). The signal aborts when the check runs out of time, so it can stop its work.
  */
-export type HealthCheck = (signal: AbortSignal) => Promise<HealthStatus | CheckReport | undefined> | HealthStatus | CheckReport | undefined
+export type CheckOutcome = HealthStatus | CheckReport | undefined | void
+export type HealthCheck = (signal: AbortSignal) => Promise<CheckOutcome> | CheckOutcome
 
 export interface CheckOptions {
   /** Milliseconds the check may take; after that it is reported `Timeout`. */
@@ -66,8 +67,8 @@ export type ResultListener = (result: CheckResult) => void
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/
 
-function normalise (outcome: HealthStatus | CheckReport | undefined): CheckReport {
-  if (outcome === undefined) return { status: 'Healthy' }
+function normalise (outcome: CheckOutcome): CheckReport {
+  if (outcome === undefined || outcome === null) return { status: 'Healthy' }
   if (typeof outcome === 'string') return { status: outcome }
   return outcome
 }
