@@ -15,6 +15,7 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// connection URL' })),
   DATA_DIR: Type.String({ minLength: 1, default: './.data', description: 'a directory path' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
+  REDIS_KEY_PREFIX: Type.String({ default: 'recrutamento:', pattern: '^[A-Za-z0-9:_.-]{0,64}$', description: 'a key prefix of up to 64 characters from A-Za-z0-9:_.-' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' }),
   // Bearer authentication (RFC 6750). With no key setting the service signs its own development tokens.
   AUTH_REALM: Type.String({ default: 'recrutamento-api', pattern: '^[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]{1,64}$', description: 'a realm name of 1 to 64 printable characters without " or \\' }),

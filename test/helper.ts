@@ -71,6 +71,23 @@ export async function bearer (options: MintOptions = {}): Promise<{ authorizatio
   return { authorization: `Bearer ${await mintToken(options)}` }
 }
 
+/**
+ * The URL of a real service a test needs (TEST_DATABASE_URL, TEST_REDIS_URL), or undefined after a
+ * visible skip notice. Under CI=true a missing service fails the test instead.
+ */
+export function serviceUrl (t: { skip: (message: string) => void, fail: (message: string) => void }, variable: string): string | undefined {
+  const url = process.env[variable]
+  if (url !== undefined && url !== '') return url
+  if (process.env.CI === 'true') t.fail(`${variable} is not set; CI needs the real service`)
+  else t.skip(`${variable} is not set: skipped (set it to run against a real service)`)
+  return undefined
+}
+
+/** A key prefix no other test file or run shares, for tests on the shared Redis. */
+export function uniqueRedisPrefix (name: string): string {
+  return `test:${name}:${process.pid}:${Date.now().toString(36)}:`
+}
+
 /** Builds the whole app with explicit settings and closes it when the test ends. */
 export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
   const config = testConfig(options.env)
