@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import type { Test } from 'tap'
 import { SignJWT, type CryptoKey, type KeyObject } from 'jose'
 import app from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
@@ -75,7 +76,7 @@ export async function bearer (options: MintOptions = {}): Promise<{ authorizatio
  * The URL of a real service a test needs (TEST_DATABASE_URL, TEST_REDIS_URL), or undefined after a
  * visible skip notice. Under CI=true a missing service fails the test instead.
  */
-export function serviceUrl (t: { skip: (message: string) => void, fail: (message: string) => void }, variable: string): string | undefined {
+export function serviceUrl (t: Pick<Test, 'skip' | 'fail'>, variable: string): string | undefined {
   const url = process.env[variable]
   if (url !== undefined && url !== '') return url
   if (process.env.CI === 'true') t.fail(`${variable} is not set; CI needs the real service`)
