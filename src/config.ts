@@ -15,7 +15,15 @@ export const ConfigSchema = Type.Object({
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// connection URL' })),
   DATA_DIR: Type.String({ minLength: 1, default: './.data', description: 'a directory path' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
-  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' })
+  REDIS_KEY_PREFIX: Type.String({ default: 'recrutamento:', pattern: '^[A-Za-z0-9:_.-]{0,64}$', description: 'a key prefix of up to 64 characters from A-Za-z0-9:_.-' }),
+  BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' }),
+  // Bearer authentication (RFC 6750). With no key setting the service signs its own development tokens.
+  AUTH_REALM: Type.String({ default: 'recrutamento-api', pattern: '^[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]{1,64}$', description: 'a realm name of 1 to 64 printable characters without " or \\' }),
+  AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'the exact iss value tokens must carry' })),
+  AUTH_AUDIENCE: Type.Optional(Type.String({ pattern: '^[^,\\s]+(,\\s*[^,\\s]+)*$', description: 'an aud value, or a comma-separated list of accepted ones' })),
+  AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'an HS256 shared secret of at least 32 characters' })),
+  AUTH_CLOCK_TOLERANCE: Type.Integer({ minimum: 0, maximum: 300, default: 5, description: 'seconds of clock skew allowed on exp and nbf, from 0 to 300' }),
+  AUTH_QUERY_TOKEN: Type.Boolean({ default: true, description: 'true or false: accept the access_token query parameter' })
 })
 
 export type Config = Static<typeof ConfigSchema>
