@@ -20,7 +20,17 @@ function readConfig (): Config {
 async function start (): Promise<void> {
   const config = readConfig()
   const server = Fastify(serverOptions(config))
-  await server.register(fp(app), { config })
+  try {
+    await server.register(fp(app), { config })
+    await server.ready()
+  } catch (error) {
+    // A setting that only a plugin can judge (a missing key, an unreadable file) stops start-up plainly.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`)
+      process.exit(1)
+    }
+    throw error
+  }
 
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err !== undefined) server.log.error({ err }, 'shutting down after an unexpected error')

@@ -1,0 +1,130 @@
+import fp from 'fastify-plugin'
+import fastifyAuth from '@fastify/auth'
+import formbody from '@fastify/formbody'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preValidationHookHandler } from 'fastify'
+import { insufficientScopeProblem, invalidRequestProblem, invalidTokenProblem, missingTokenProblem, type ChallengeSettings } from '../src/auth/challenge.js'
+import { audienceList } from '../src/auth/claims.js'
+import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError } from '../src/auth/errors.js'
+import { createJwtVerifier } from '../src/auth/jwt-verifier.js'
+import { resolveKeySource } from '../src/auth/key-source.js'
+import type { Principal } from '../src/auth/principal.js'
+import { extractToken, type TokenSource } from '../src/auth/token-extraction.js'
+import { createTokenVerifier, type TokenVerifier } from '../src/auth/token-verifier.js'
+import { Problem } from '../src/http/problem.js'
+
+import '../src/http/route-config.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller proven by a bearer token; undefined when the request is anonymous. */
+    principal?: Principal
+    /** Where the verified token came from (header, query or body). */
+    tokenSource?: TokenSource
+  }
+  interface FastifyInstance {
+    /** A preValidation hook that requires a bearer token carrying every scope given. */
+    requireScopes: (...scopes: string[]) => preValidationHookHandler
+    /** Every scope some route declares, for the protected-resource metadata and the documents. */
+    declaredScopes: ReadonlySet<string>
+  }
+}
+
+type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
+function asArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/** Maps a failure of extraction or verification to its RFC 6750 answer. */
+function problemFor (error: unknown, settings: ChallengeSettings): unknown {
+  if (error instanceof InvalidAuthRequestError) return invalidRequestProblem(settings, error.message)
+  if (error instanceof InvalidTokenError) return invalidTokenProblem(settings, error.reason)
+  if (error instanceof TokenCheckUnavailableError) {
+    return new Problem(503, { detail: 'The access token cannot be checked right now; try again shortly.', code: 'TokenCheckUnavailable', headers: { 'retry-after': '5' } })
+  }
+  return error
+}
+
+// RFC 6750 section 2.3: a response to a request whose token travelled in the URL must not be cached.
+const noStoreForQueryTokens: onSendHookHandler = async (request, reply, payload) => {
+  if (request.tokenSource === 'query' && reply.statusCode < 300) {
+    reply.header('cache-control', 'private, no-store')
+    reply.header('pragma', 'no-cache')
+  }
+  return payload
+}
+
+async function bearerAuth (fastify: FastifyInstance): Promise<void> {
+  const { config } = fastify
+  const settings: ChallengeSettings = { realm: config.AUTH_REALM }
+
+  const keys = resolveKeySource(config)
+  if (keys.kind === 'development') {
+    fastify.log.warn({ keyFile: keys.path, created: keys.created },
+      'development mode: tokens are verified with a local development key; set AUTH_JWT_SECRET, AUTH_PUBLIC_KEY_FILE or AUTH_JWKS_URL for real use')
+  }
+  const verifyToken: TokenVerifier = createTokenVerifier({
+    verifyJwt: createJwtVerifier({ key: keys.key, algorithms: keys.algorithms, clockTolerance: config.AUTH_CLOCK_TOLERANCE }),
+    rules: { issuer: config.AUTH_ISSUER, audiences: audienceList(config.AUTH_AUDIENCE) }
+  })
+
+  // The form-body token source needs form bodies parsed (RFC 6750 section 2.2).
+  if (!fastify.hasContentTypeParser('application/x-www-form-urlencoded')) await fastify.register(formbody)
+  if (!fastify.hasDecorator('auth')) await fastify.register(fastifyAuth)
+
+  fastify.decorateRequest('principal', undefined)
+  fastify.decorateRequest('tokenSource', undefined)
+
+  function authenticate (optional: boolean): Guard {
+    return async function authenticateBearer (request) {
+      try {
+        const extracted = extractToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
+        if (extracted === undefined) {
+          if (optional) return
+          throw missingTokenProblem(settings)
+        }
+        request.principal = await verifyToken(extracted.token)
+        request.tokenSource = extracted.source
+      } catch (error) {
+        throw problemFor(error, settings)
+      }
+    }
+  }
+
+  function authorize (required: readonly string[], optional: boolean): Guard {
+    return async function authorizeScopes (request) {
+      const principal = request.principal
+      if (principal === undefined) {
+        if (optional) return
+        throw missingTokenProblem(settings)
+      }
+      for (const scope of required) {
+        if (!principal.scopes.has(scope)) throw insufficientScopeProblem(settings, required)
+      }
+    }
+  }
+
+  function guard (required: readonly string[], optional: boolean): preValidationHookHandler {
+    return fastify.auth([authenticate(optional), authorize(required, optional)], { relation: 'and' })
+  }
+
+  const declaredScopes = new Set<string>()
+  fastify.decorate('declaredScopes', declaredScopes)
+  fastify.decorate('requireScopes', (...scopes: string[]) => {
+    for (const scope of scopes) declaredScopes.add(scope)
+    return guard(scopes, false)
+  })
+
+  // Routes declare access in their config; the check runs before validation, so an anonymous caller
+  // learns nothing from validation errors, and a form-body token is gone before the schema sees it.
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const scopes = route.config?.scopes
+    const optional = route.config?.auth === 'optional'
+    if (scopes === undefined && !optional) return
+    for (const scope of scopes ?? []) declaredScopes.add(scope)
+    route.preValidation = [guard(scopes ?? [], optional), ...asArray(route.preValidation)]
+    route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
+  })
+}
+
+export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details'] })
