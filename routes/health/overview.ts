@@ -3,8 +3,6 @@ import { Type } from '@sinclair/typebox'
 import { PROBE_ROUTE, StatusWithChecks } from '../../src/health/schemas.js'
 import { httpStatusOf } from '../../src/health/status.js'
 
-interface MaybeAuthenticated { principal?: { scopes: ReadonlySet<string> } }
-
 /** GET /health: the general state; public callers see the status, `health:read` also sees the checks. */
 const overview: FastifyPluginAsyncTypebox = async (fastify) => {
   const { health } = fastify
@@ -22,7 +20,7 @@ const overview: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const result = health.readiness()
-    const mayReadDetails = (request as MaybeAuthenticated).principal?.scopes.has('health:read') === true
+    const mayReadDetails = request.principal?.scopes.has('health:read') === true
     return reply.code(httpStatusOf(result.status)).send(mayReadDetails ? result : { status: result.status })
   })
 }

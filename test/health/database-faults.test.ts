@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
+import { bearer, build } from '../helper.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { tcpForwarder } from '../support/tcp-forwarder.js'
 
@@ -45,7 +45,7 @@ t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, the
   t.equal(lost.json().checks.database, 'Unhealthy')
   t.equal((await app.inject('/health/startup')).statusCode, 200, 'startup stays finished')
   t.equal((await app.inject('/health/live')).statusCode, 200)
-  const one = await app.inject('/health/database')
+  const one = await app.inject({ url: '/health/database', headers: await bearer({ scope: 'health:read' }) })
   t.equal(one.statusCode, 503)
   t.notMatch(one.body, /127\.0\.0\.1|ECONNREFUSED/)
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
+import { bearer, build } from '../helper.js'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200' }
 
@@ -68,9 +68,33 @@ t.test('while starting: startup and ready are 503, live and shallow are 200', as
   t.equal((await app.inject('/health/shallow')).statusCode, 200)
 })
 
+function reader () {
+  return bearer({ scope: 'health:read' })
+}
+
+t.test('detail endpoints need a token with health:read; /health shows checks only to such a token', async t => {
+  const app = await readyApp(t)
+  for (const url of ['/health/deep', '/health/dependencies', '/health/database', '/health/nothing-here']) {
+    const anonymous = await app.inject(url)
+    t.equal(anonymous.statusCode, 401, `${url} without a token`)
+    t.match(anonymous.headers['www-authenticate'], /^Bearer realm=/)
+    t.match(anonymous.headers['content-type'], /^application\/problem\+json/)
+    const wrongScope = await app.inject({ url, headers: await bearer({ scope: 'vagas:read' }) })
+    t.equal(wrongScope.statusCode, 403, `${url} with another scope`)
+    t.match(wrongScope.headers['www-authenticate'], /error="insufficient_scope"/)
+  }
+  t.same((await app.inject({ url: '/health', headers: await bearer({ scope: 'vagas:read' }) })).json(), { status: 'Healthy' })
+  t.same((await app.inject({ url: '/health', headers: await reader() })).json(), {
+    status: 'Healthy',
+    checks: { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy' }
+  })
+  t.equal((await app.inject({ url: '/health', headers: { authorization: 'Bearer not-a-token' } })).statusCode, 401, 'a bad token is refused, not ignored')
+})
+
 t.test('protected detail endpoints: deep, dependencies and one dependency by name', async t => {
   const app = await readyApp(t)
-  const deep = await app.inject('/health/deep')
+  const headers = await reader()
+  const deep = await app.inject({ url: '/health/deep', headers })
   t.equal(deep.statusCode, 200)
   t.match(deep.json(), {
     status: 'Healthy',
@@ -79,19 +103,19 @@ t.test('protected detail endpoints: deep, dependencies and one dependency by nam
       migrations: { status: 'Healthy', critical: true }
     }
   })
-  const deps = await app.inject('/health/dependencies')
+  const deps = await app.inject({ url: '/health/dependencies', headers })
   t.equal(deps.statusCode, 200)
   const body = deps.json()
   t.equal(body.status, 'Healthy')
   t.same(body.dependencies.map((d: { name: string }) => d.name).sort(), ['configuration', 'database', 'migrations'])
   for (const d of body.dependencies) t.match(d, { name: String, status: 'Healthy', latencyMs: Number, ageMs: Number })
 
-  const one = await app.inject('/health/database')
+  const one = await app.inject({ url: '/health/database', headers })
   t.equal(one.statusCode, 200)
   t.match(one.json(), { name: 'database', status: 'Healthy', latencyMs: Number })
   t.same(Object.keys(one.json()).sort(), ['ageMs', 'latencyMs', 'name', 'status'])
 
-  const unknown = await app.inject('/health/nothing-here')
+  const unknown = await app.inject({ url: '/health/nothing-here', headers })
   t.equal(unknown.statusCode, 404)
   t.match(unknown.headers['content-type'], /^application\/problem\+json/)
   t.equal(unknown.json().code, 'NotFound')
@@ -124,7 +148,7 @@ t.test('an unhealthy critical check makes ready Unhealthy (503) and names it; no
   t.notMatch(ready.body, /ECONNREFUSED|10\.0\.0\.7/)
   t.equal((await app.inject('/health')).json().status, 'Unhealthy')
   t.equal((await app.inject('/health/live')).statusCode, 200, 'liveness ignores dependencies')
-  const broker = await app.inject('/health/broker')
+  const broker = await app.inject({ url: '/health/broker', headers: await reader() })
   t.equal(broker.statusCode, 503)
   t.notMatch(broker.body, /ECONNREFUSED|10\.0\.0\.7/)
 
@@ -141,13 +165,15 @@ t.test('a hanging check reports Timeout within its limit while the endpoint stil
       scope.health.register('slow-api', () => new Promise(() => {}), { timeout: 200, tags: ['deep'], cacheTtl: 0 })
     }
   })
+  const headers = await reader()
+  await app.inject({ url: '/health/configuration', headers }) // warms the token verifier up
   const started = Date.now()
-  const res = await app.inject('/health/slow-api')
+  const res = await app.inject({ url: '/health/slow-api', headers })
   const elapsed = Date.now() - started
   t.equal(res.statusCode, 503)
   t.match(res.json(), { name: 'slow-api', status: 'Timeout' })
-  t.ok(elapsed < 700, `answered in ${elapsed} ms`)
-  const deep = await app.inject('/health/deep')
+  t.ok(elapsed < 800, `answered in ${elapsed} ms (limit 200 ms)`)
+  const deep = await app.inject({ url: '/health/deep', headers })
   t.equal(deep.json().checks['slow-api'].status, 'Timeout')
   t.equal(deep.json().status, 'Timeout')
 })
@@ -160,13 +186,14 @@ t.test('100 concurrent polls of /health/deep run the heavy check once per TTL', 
       scope.health.register('search-index', async () => { runs++; await new Promise(resolve => setTimeout(resolve, 100)) }, { tags: ['deep'], cacheTtl: 1000 })
     }
   })
-  const answers = await Promise.all(Array.from({ length: 100 }, () => app.inject('/health/deep')))
+  const headers = await reader()
+  const answers = await Promise.all(Array.from({ length: 100 }, () => app.inject({ url: '/health/deep', headers })))
   t.ok(answers.every(res => res.statusCode === 200 || res.statusCode === 503))
   t.equal(runs, 1, 'one run for 100 polls')
-  await Promise.all(Array.from({ length: 50 }, () => app.inject('/health/deep')))
+  await Promise.all(Array.from({ length: 50 }, () => app.inject({ url: '/health/deep', headers })))
   t.equal(runs, 1, 'still one inside the TTL')
   await new Promise(resolve => setTimeout(resolve, 1000))
-  await Promise.all(Array.from({ length: 50 }, () => app.inject('/health/deep')))
+  await Promise.all(Array.from({ length: 50 }, () => app.inject({ url: '/health/deep', headers })))
   t.equal(runs, 2, 'once more after the TTL')
 })
 

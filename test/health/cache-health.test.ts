@@ -1,0 +1,42 @@
+import t from 'tap'
+import { bearer, build, uniqueRedisPrefix } from '../helper.js'
+import { requireService } from '../support/services.js'
+import { tcpForwarder } from '../support/tcp-forwarder.js'
+
+t.test('without REDIS_URL there is no cache check', async t => {
+  const app = await build(t)
+  t.notOk(app.health.has('cache'))
+})
+
+t.test('Redis lost: ready stays 200 as Degraded with checks.cache not Healthy; back: Healthy', async t => {
+  const url = requireService(t, 'TEST_REDIS_URL')
+  if (url === undefined) return
+  const proxy = tcpForwarder(new URL(url), 6379)
+  await proxy.up()
+  t.teardown(() => proxy.down())
+  const viaProxy = new URL(url)
+  viaProxy.port = String(proxy.port.value)
+  const app = await build(t, { env: { REDIS_URL: viaProxy.toString(), REDIS_KEY_PREFIX: uniqueRedisPrefix('cache-health'), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
+  const until = async (status: string): Promise<void> => {
+    const deadline = Date.now() + 15_000
+    while ((await app.inject('/health/ready')).json().status !== status) {
+      if (Date.now() > deadline) throw new Error(`ready never became ${status}`)
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+  }
+  await until('Healthy')
+  t.equal((await app.inject('/health/ready')).json().checks.cache, 'Healthy')
+  const one = await app.inject({ url: '/health/cache', headers: await bearer({ scope: 'health:read' }) })
+  t.match(one.json(), { name: 'cache', status: 'Healthy', latencyMs: Number })
+
+  await proxy.down()
+  await until('Degraded')
+  const degraded = await app.inject('/health/ready')
+  t.equal(degraded.statusCode, 200, 'a lost cache does not take the instance out of rotation')
+  t.not(degraded.json().checks.cache, 'Healthy')
+  t.notMatch(degraded.body, /127\.0\.0\.1|ECONNREFUSED|redis:/)
+
+  await proxy.up()
+  await until('Healthy')
+  t.pass('recovered')
+})
