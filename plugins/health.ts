@@ -16,6 +16,8 @@ export interface Health {
   register: (name: string, check: HealthCheck, options?: CheckOptions) => void
   has: (name: string) => boolean
   names: (tag?: ProbeTag) => string[]
+  /** The newest result of one check, without running it. */
+  latest: (name: string) => CheckResult | undefined
   /** A fresh result of one check, bounded by its timeout and its cacheTtl (single flight). */
   run: (name: string) => Promise<CheckResult>
   /** Runs the given checks (all by default), each bounded by its timeout and cacheTtl. */
@@ -114,6 +116,7 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
     has: registry.has,
     names: registry.names,
     run: registry.run,
+    latest: registry.latest,
     runAll: names => Promise.all((names ?? registry.names()).map(name => registry.run(name))),
     readiness,
     startup: () => started ? 'Healthy' : 'Starting',

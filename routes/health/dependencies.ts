@@ -6,7 +6,8 @@ import { httpStatusOf, worstOf } from '../../src/health/status.js'
 import { Problem } from '../../src/http/problem.js'
 
 const TAGS = ['health']
-const PROTECTED = { ...PROBE_ROUTE, config: { ...PROBE_ROUTE.config, scopes: ['health:read'] } }
+// Detail endpoints are not polled by balancers: they keep the request histogram.
+const PROTECTED = { logLevel: PROBE_ROUTE.logLevel, config: { shed: false, scopes: ['health:read'] } } as const
 
 function ageOf (result: CheckResult): number {
   return Math.max(0, Date.now() - result.checkedAt)

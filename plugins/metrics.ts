@@ -1,0 +1,89 @@
+import fp from 'fastify-plugin'
+import fastifyMetricsModule from 'fastify-metrics'
+import promClient from 'prom-client'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { gaugeValueOf } from '../src/health/status.js'
+
+/**
+ * Prometheus metrics at GET /metrics (scope `metrics:read`): request duration by route pattern, method
+ * and status; every health check's status and latency; process and event-loop metrics. Each app has
+ * its own registry, so two apps in one process never share or clash over metrics.
+ */
+async function metrics (fastify: FastifyInstance): Promise<void> {
+  const registry = new promClient.Registry()
+  const { health } = fastify
+
+  const endpoint = {
+    url: '/metrics',
+    method: 'GET',
+    logLevel: 'warn',
+    exposeHeadRoute: true,
+    config: { scopes: ['metrics:read'], shed: false, disableMetrics: true },
+    schema: {
+      summary: 'Metrics in the Prometheus text format',
+      tags: ['ops'],
+      response: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: Type.String() } } } }
+    }
+  } as unknown as RouteOptions
+
+  // A CommonJS module with an `exports.default`: the plugin is its `default` member under Node's ESM.
+  await fastify.register(fastifyMetricsModule.default, {
+    endpoint,
+    promClient: { ...promClient, register: registry },
+    defaultMetrics: { enabled: true, register: registry },
+    routeMetrics: {
+      enabled: { histogram: true, summary: false },
+      // Only routes the service declares, labelled by their pattern (/health/:name), never the raw URL.
+      registeredRoutesOnly: true,
+      overrides: {
+        histogram: { name: 'http_request_duration_seconds', help: 'HTTP request duration in seconds, by route pattern', registers: [registry] },
+        summary: { registers: [registry] }
+      }
+    }
+  })
+
+  // prom-client names these gauges with a counter's `_total` suffix, which Prometheus' linter refuses;
+  // the same counts remain available by type as nodejs_active_handles and nodejs_active_requests.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(name)
+  }
+
+  // Gauges read the registry's newest results when scraped: scraping runs no check.
+  new promClient.Gauge({
+    name: 'health_check_status',
+    help: 'Newest result of each health check: 1 Healthy, 0.5 Degraded, 0 anything else',
+    labelNames: ['check', 'status'],
+    registers: [registry],
+    collect () {
+      this.reset()
+      for (const name of health.names()) {
+        const result = health.latest(name)
+        if (result !== undefined) this.set({ check: name, status: result.status }, gaugeValueOf(result.status))
+      }
+    }
+  })
+  new promClient.Gauge({
+    name: 'health_check_latency_seconds',
+    help: 'Duration of the newest run of each health check, in seconds',
+    labelNames: ['check'],
+    registers: [registry],
+    collect () {
+      this.reset()
+      for (const name of health.names()) {
+        const result = health.latest(name)
+        if (result !== undefined) this.set({ check: name }, result.latencyMs / 1000)
+      }
+    }
+  })
+  new promClient.Gauge({
+    name: 'health_ready',
+    help: 'Whether this instance is ready for traffic (1) or not (0)',
+    registers: [registry],
+    collect () {
+      this.set(gaugeValueOf(health.readiness().status) > 0 ? 1 : 0)
+    }
+  })
+}
+
+export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['health', 'bearer-auth', 'http-conventions'] })
