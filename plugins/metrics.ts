@@ -50,11 +50,11 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   }
 
   // Gauges read the registry's newest results when scraped: scraping runs no check.
-  new promClient.Gauge({
+  registry.registerMetric(new promClient.Gauge({
     name: 'health_check_status',
     help: 'Newest result of each health check: 1 Healthy, 0.5 Degraded, 0 anything else',
     labelNames: ['check', 'status'],
-    registers: [registry],
+    registers: [],
     collect () {
       this.reset()
       for (const name of health.names()) {
@@ -62,12 +62,12 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
         if (result !== undefined) this.set({ check: name, status: result.status }, gaugeValueOf(result.status))
       }
     }
-  })
-  new promClient.Gauge({
+  }))
+  registry.registerMetric(new promClient.Gauge({
     name: 'health_check_latency_seconds',
     help: 'Duration of the newest run of each health check, in seconds',
     labelNames: ['check'],
-    registers: [registry],
+    registers: [],
     collect () {
       this.reset()
       for (const name of health.names()) {
@@ -75,15 +75,15 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
         if (result !== undefined) this.set({ check: name }, result.latencyMs / 1000)
       }
     }
-  })
-  new promClient.Gauge({
+  }))
+  registry.registerMetric(new promClient.Gauge({
     name: 'health_ready',
     help: 'Whether this instance is ready for traffic (1) or not (0)',
-    registers: [registry],
+    registers: [],
     collect () {
       this.set(gaugeValueOf(health.readiness().status) > 0 ? 1 : 0)
     }
-  })
+  }))
 }
 
 export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['health', 'bearer-auth', 'http-conventions'] })
