@@ -1,0 +1,99 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { bearer, build, mintToken, uniqueRedisPrefix } from '../helper.js'
+import { requireService } from '../support/services.js'
+
+function beat (overrides: Record<string, unknown> = {}) {
+  return { service: 'mailer', instanceId: 'mailer-1', status: 'alive', timestamp: new Date().toISOString(), ...overrides }
+}
+
+async function post (app: FastifyInstance, payload: unknown, scope = 'heartbeat:write') {
+  return app.inject({ method: 'POST', url: '/heartbeats', payload: payload as object, headers: await bearer({ scope }) })
+}
+
+async function workers (app: FastifyInstance) {
+  const res = await app.inject({ url: '/health/deep', headers: await bearer({ scope: 'health:read' }) })
+  return res.json().checks.workers
+}
+
+const FAST = { HEALTH_CACHE_TTL_MS: '0' }
+
+t.test('POST /heartbeats needs heartbeat:write', async t => {
+  const app = await build(t)
+  const anonymous = await app.inject({ method: 'POST', url: '/heartbeats', payload: beat() })
+  t.equal(anonymous.statusCode, 401)
+  t.equal((await post(app, beat(), 'health:read')).statusCode, 403)
+})
+
+t.test('a valid heartbeat is recorded (204); bad messages answer 400 problems', async t => {
+  const app = await build(t, { env: FAST })
+  const ok = await post(app, beat())
+  t.equal(ok.statusCode, 204)
+  t.equal(ok.body, '')
+  for (const bad of [
+    beat({ status: 'dead' }),
+    beat({ timestamp: 'yesterday' }),
+    beat({ service: '' }),
+    beat({ instanceId: '../../etc/passwd' }),
+    { service: 'mailer' },
+    beat({ extra: 1 })
+  ]) {
+    const res = await post(app, bad)
+    t.equal(res.statusCode, 400, JSON.stringify(bad))
+    t.match(res.headers['content-type'], /^application\/problem\+json/)
+    t.equal(res.json().code, 'ValidationFailed')
+  }
+  const future = await post(app, beat({ timestamp: new Date(Date.now() + 5 * 60_000).toISOString() }))
+  t.equal(future.statusCode, 400)
+  t.equal(future.json().code, 'TimestampInFuture')
+  const slightlyAhead = await post(app, beat({ timestamp: new Date(Date.now() + 5_000).toISOString() }))
+  t.equal(slightlyAhead.statusCode, 204, 'a small clock skew is tolerated')
+})
+
+t.test('the workers dependency lists each instance and reports a silent one Unhealthy', async t => {
+  const app = await build(t, { env: { ...FAST, HEARTBEAT_TOLERANCE: '3' } })
+  t.match(await workers(app), { status: 'Healthy', details: { instances: 0 } }, 'no worker known yet')
+  t.equal((await post(app, beat({ intervalMs: 100 }))).statusCode, 204)
+  t.equal((await post(app, beat({ instanceId: 'mailer-2', intervalMs: 60_000 }))).statusCode, 204)
+  t.match(await workers(app), { status: 'Healthy', critical: false, details: { instances: 2, 'mailer/mailer-1': 'Healthy', 'mailer/mailer-2': 'Healthy' } })
+  await new Promise(resolve => setTimeout(resolve, 450))
+  t.match(await workers(app), { status: 'Unhealthy', details: { 'mailer/mailer-1': 'Unhealthy', 'mailer/mailer-2': 'Healthy' } })
+  const deps = await app.inject({ url: '/health/dependencies', headers: await bearer({ scope: 'health:read' }) })
+  t.match(deps.json().dependencies.find((d: { name: string }) => d.name === 'workers'), { name: 'workers', status: 'Unhealthy' })
+  const one = await app.inject({ url: '/health/workers', headers: await bearer({ scope: 'health:read' }) })
+  t.equal(one.statusCode, 503)
+  t.equal((await app.inject('/health/ready')).json().checks.workers, undefined, 'workers never decide readiness')
+  t.equal((await post(app, beat({ intervalMs: 100 }))).statusCode, 204)
+  t.equal((await workers(app)).status, 'Healthy', 'beating again makes it Healthy')
+})
+
+t.test('with Redis every instance of the service sees every heartbeat', async t => {
+  const url = requireService(t, 'TEST_REDIS_URL')
+  if (url === undefined) return
+  const env = { ...FAST, REDIS_URL: url, REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats') }
+  const first = await build(t, { env })
+  const second = await build(t, { env })
+  // Both are connected to Redis before the heartbeat is sent.
+  for (const app of [first, second]) {
+    while ((await app.inject('/health/ready')).json().checks.cache !== 'Healthy') await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  t.equal((await post(first, beat({ instanceId: 'mailer-9' }))).statusCode, 204)
+  t.match(await workers(second), { status: 'Healthy', details: { instances: 1, 'mailer/mailer-9': 'Healthy' } })
+})
+
+t.test('with HEARTBEAT_URL the service pushes its own heartbeat', async t => {
+  const receiver = await build(t, { env: FAST })
+  await receiver.listen({ port: 0, host: '127.0.0.1' })
+  const address = receiver.server.address() as { port: number }
+  const token = await mintToken({ scope: 'heartbeat:write' })
+  await build(t, { env: { HEARTBEAT_URL: `http://127.0.0.1:${address.port}/heartbeats`, HEARTBEAT_TOKEN: token, HEARTBEAT_INTERVAL_MS: '1000' } })
+  const deadline = Date.now() + 10_000
+  let seen: Record<string, unknown> | undefined
+  while (Date.now() < deadline) {
+    seen = await workers(receiver)
+    if ((seen?.details as { instances: number }).instances > 0) break
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  t.match(seen, { status: 'Healthy', details: { instances: 1 } })
+  t.ok(Object.keys(seen?.details as object).some(key => key.startsWith('recrutamento-api/')))
+})
