@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
+import { createServer, type AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
 
@@ -44,4 +45,17 @@ t.test('in Redis: a jti revoked on one instance is refused by another', async t 
   const two = await build(t, { env, extraRoutes: routes })
   t.equal(one.tokenDenyList.kind, 'redis')
   await revokeScenario(t, [one, two])
+})
+
+t.test('when Redis cannot answer, a token with a jti is not trusted (503) and one without is unaffected', async t => {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise(resolve => server.close(resolve))
+  const app = await build(t, { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, extraRoutes: routes })
+  const withJti = await app.inject({ method: 'GET', url: '/secrets', headers: await bearer({ scope: 'vagas:read', jti: randomUUID() }) })
+  t.equal(withJti.statusCode, 503)
+  t.match(withJti.json(), { code: 'TokenCheckUnavailable' })
+  t.notMatch(withJti.body, /127\.0\.0\.1|redis/i)
+  t.equal((await app.inject({ method: 'GET', url: '/secrets', headers: await bearer({ scope: 'vagas:read' }) })).statusCode, 200)
 })
