@@ -7,12 +7,15 @@ import { buildTokenVerifier } from '../src/auth/build-verifier.js'
 import { createMemoryDenyList, createRedisDenyList, type DenyList } from '../src/auth/deny-list.js'
 import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError } from '../src/auth/errors.js'
 import type { Principal } from '../src/auth/principal.js'
+import { securityRequirement } from '../src/auth/openapi-security.js'
 import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
 import { extractToken, type TokenSource } from '../src/auth/token-extraction.js'
 import { tokenTransportIsSafe } from '../src/auth/transport.js'
 import { Problem } from '../src/http/problem.js'
 
 import '../src/http/route-config.js'
+// Brings in the `security` member of route schemas.
+import type {} from '@fastify/swagger'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -134,6 +137,10 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     for (const scope of scopes ?? []) declaredScopes.add(scope)
     route.preValidation = [guard(scopes ?? [], optional), ...asArray(route.preValidation)]
     route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
+    // The same declaration is the operation's security requirement in the OpenAPI documents.
+    if (route.schema?.security === undefined) {
+      route.schema = { ...route.schema, security: securityRequirement(scopes ?? [], optional) }
+    }
   })
 }
 
