@@ -2,6 +2,7 @@ import Fastify, { type FastifyHttpsOptions, type FastifyInstance } from 'fastify
 import type { Server as HttpsServer } from 'node:https'
 import fp from 'fastify-plugin'
 import closeWithGrace from 'close-with-grace'
+import { setTimeout as sleep } from 'node:timers/promises'
 import app from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { serverOptions } from './server-options.js'
@@ -39,10 +40,20 @@ async function start (): Promise<void> {
     throw error
   }
 
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // Graceful shutdown: readiness turns NotReady at once; during the drain delay the server still answers,
+  // so balancers polling readiness move traffic away; then it stops accepting, lets requests in flight
+  // finish, closes dependencies and exits 0. Past the bound it exits 1.
+  const drainMs = config.SHUTDOWN_DRAIN_DELAY_MS
+  closeWithGrace({
+    delay: drainMs + config.SHUTDOWN_TIMEOUT_MS,
+    logger: { error: (message: unknown) => server.log.error({ detail: message }, 'shutdown did not finish in time') }
+  }, async ({ signal, err }) => {
     if (err !== undefined) server.log.error({ err }, 'shutting down after an unexpected error')
-    else server.log.info({ signal }, 'shutting down')
+    else server.log.info({ signal, drainMs }, 'shutting down')
+    server.health.beginShutdown()
+    if (err === undefined && drainMs > 0) await sleep(drainMs)
     await server.close()
+    server.log.info('shut down')
   })
 
   try {

@@ -1,0 +1,82 @@
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { build } from '../helper.js'
+
+const root = join(import.meta.dirname, '../..')
+
+interface Outcome { status: number | null, stdout: string, stderr: string }
+
+// Asynchronous on purpose: the server under test answers from this same process.
+function run (command: string, args: string[], env: Record<string, string>): Promise<Outcome> {
+  return new Promise(resolve => {
+    const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', chunk => { stdout += chunk })
+    child.stderr.on('data', chunk => { stderr += chunk })
+    child.on('exit', status => resolve({ status, stdout, stderr }))
+  })
+}
+
+function runProbe (args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return run(process.execPath, ['--import', 'tsx', 'src/cli/healthcheck.ts', ...args], env)
+}
+
+async function listening (app: FastifyInstance): Promise<number> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return (app.server.address() as { port: number }).port
+}
+
+async function closedPort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise(resolve => server.close(resolve))
+  return port
+}
+
+t.test('exit 0 when the probe answers 200, reading HOST and PORT like the server or --url', async t => {
+  const app = await build(t)
+  const port = await listening(app)
+  const byEnv = await runProbe(['live'], { HOST: '127.0.0.1', PORT: String(port) })
+  t.equal(byEnv.status, 0, byEnv.stderr)
+  t.match(byEnv.stdout, /\/health\/live: 200 Healthy/)
+  const byUrl = await runProbe(['live', '--url', `http://127.0.0.1:${port}`])
+  t.equal(byUrl.status, 0)
+  const wildcard = await runProbe([], { HOST: '0.0.0.0', PORT: String(port) })
+  t.equal(wildcard.status, 0, 'no probe named means live; a wildcard bind is reached on loopback')
+})
+
+t.test('exit 1 when the probe answers 503 or nothing answers', async t => {
+  const app = await build(t, { env: { DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/none`, HEALTH_REFRESH_INTERVAL_MS: '200' } })
+  const port = await listening(app)
+  const ready = await runProbe(['ready', '--url', `http://127.0.0.1:${port}`])
+  t.equal(ready.status, 1, 'the database is down: not ready')
+  t.match(ready.stdout, /\/health\/ready: 503/)
+  const startup = await runProbe(['startup', '--url', `http://127.0.0.1:${port}`])
+  t.equal(startup.status, 1)
+  t.equal((await runProbe(['live', '--url', `http://127.0.0.1:${port}`])).status, 0, 'yet alive')
+  const unreachable = await runProbe(['live', '--url', `http://127.0.0.1:${await closedPort()}`])
+  t.equal(unreachable.status, 1)
+  t.match(unreachable.stdout, /unreachable \(ECONNREFUSED\)/)
+})
+
+t.test('exit 2 for usage errors only', async t => {
+  for (const args of [['deep'], ['live', '--bogus'], ['live', '--timeout', 'soon'], ['live', '--url', 'ftp://x'], ['live', 'ready']]) {
+    const result = await runProbe(args)
+    t.equal(result.status, 2, args.join(' '))
+    t.match(result.stderr, /usage: healthcheck/)
+  }
+  t.equal((await runProbe(['live'], { PORT: 'eighty' })).status, 2, 'a bad PORT setting is a usage error')
+})
+
+t.test('npm run healthcheck -- live runs the compiled probe', async t => {
+  const app = await build(t)
+  const port = await listening(app)
+  const result = await run('npm', ['run', '--silent', 'healthcheck', '--', 'live'], { HOST: '127.0.0.1', PORT: String(port) })
+  t.equal(result.status, 0, result.stderr)
+  t.match(result.stdout, /\/health\/live: 200 Healthy/)
+})

@@ -1,0 +1,61 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
+import { join } from 'node:path'
+import { TEST_JWT_SECRET } from '../helper.js'
+import { freshDataDir } from './pglite-template.js'
+
+export interface ServerProcess {
+  url: string
+  child: ChildProcessWithoutNullStreams
+  /** Resolves with the exit code (or signal name) once the process ended. */
+  exited: Promise<number | string | null>
+  /** Every line the process wrote to stdout so far. */
+  output: () => string
+}
+
+const root = join(import.meta.dirname, '../..')
+
+/** Starts `src/server.ts` as a real process on a free port and waits until it listens; killed at teardown. */
+export async function startServerProcess (t: { teardown: (fn: () => unknown) => void }, env: Record<string, string> = {}): Promise<ServerProcess> {
+  const dataDir = await freshDataDir(t)
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      FASTIFY_AUTOLOAD_TYPESCRIPT: '1',
+      NODE_ENV: 'test',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      AUTH_JWT_SECRET: TEST_JWT_SECRET,
+      DATA_DIR: dataDir,
+      ...env
+    },
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  let out = ''
+  child.stdout.on('data', chunk => { out += chunk })
+  child.stderr.on('data', chunk => { out += chunk })
+  const exited = new Promise<number | string | null>(resolve => child.on('exit', (code, signal) => resolve(code ?? signal)))
+  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000)
+    child.stdout.on('data', () => {
+      const match = /listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(out)
+      if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
+    })
+    exited.then(code => { clearTimeout(timer); reject(new Error(`server exited with ${code}:\n${out}`)) }, () => {})
+  })
+  return { url, child, exited, output: () => out }
+}
+
+/** Waits until the server's readiness answers 200. */
+export async function untilReady (url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health/ready`)).status === 200) return
+    } catch {}
+    if (Date.now() > deadline) throw new Error('the server never became ready')
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}
