@@ -34,7 +34,7 @@ t.test('SIGTERM: ready turns 503 at once, a slow request in flight completes, th
   await new Promise(resolve => setTimeout(resolve, 200))
   const ready = await fetch(`${server.url}/health/ready`)
   t.equal(ready.status, 503, 'readiness is 503 right after SIGTERM')
-  t.equal((await ready.json()).status, 'NotReady')
+  t.equal(((await ready.json()) as { status: string }).status, 'NotReady')
   t.equal((await fetch(`${server.url}/health/live`)).status, 200, 'still alive while draining')
 
   // Past the drain delay the listener closes; the request in flight is still answered.
