@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { hostname } from 'node:os'
 import type { FastifyInstance } from 'fastify'
+import { logCause } from '../src/health/log-cause.js'
 
 const SERVICE_NAME = 'recrutamento-api'
 
@@ -29,7 +30,7 @@ async function heartbeatSender (fastify: FastifyInstance): Promise<void> {
       failing = false
     } catch (error) {
       // One line when beats start failing, not one per beat.
-      if (!failing) log.warn({ err: error }, 'heartbeat not delivered')
+      if (!failing) log.warn(logCause(error), 'heartbeat not delivered')
       failing = true
     }
   }

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import { logCause } from '../src/health/log-cause.js'
 import { assess, instanceKey, isHeartbeat, type Heartbeat } from '../src/health/heartbeats.js'
 import type { CheckDetails } from '../src/health/registry.js'
 import { worstOf } from '../src/health/status.js'
@@ -51,7 +52,7 @@ async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
       try {
         await withTimeout(redis.hset(REDIS_KEY, instanceKey(heartbeat), JSON.stringify(heartbeat)), REDIS_TIMEOUT_MS)
       } catch (error) {
-        log.warn({ err: error }, 'heartbeat kept locally: redis is unavailable')
+        log.warn(logCause(error), 'heartbeat kept locally: redis is unavailable')
       }
     },
     async list () {
@@ -68,7 +69,7 @@ async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
         }
         return shared
       } catch (error) {
-        log.warn({ err: error }, 'heartbeats read locally: redis is unavailable')
+        log.warn(logCause(error), 'heartbeats read locally: redis is unavailable')
         return [...local.values()]
       }
     }

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks'
+import { logCause } from './log-cause.js'
 import { asNonCritical, type HealthStatus } from './status.js'
 
 /** The probes a check can take part in. Liveness never includes a registered check. */
@@ -108,7 +109,7 @@ export function createHealthRegistry (defaults: RegistryDefaults, log: RegistryL
       }, entry.timeout)
     })
     const work = (async () => entry.check(controller.signal))().then(normalise, (error: unknown) => {
-      log.warn({ check: entry.name, err: error }, 'health check failed')
+      log.warn({ check: entry.name, ...logCause(error) }, 'health check failed')
       return { status: 'Unhealthy' as const }
     })
     return Promise.race([work, outOfTime]).then(report => {
