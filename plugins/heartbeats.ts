@@ -19,7 +19,9 @@ declare module 'fastify' {
 }
 
 const REDIS_KEY = 'heartbeats'
-const REDIS_TIMEOUT_MS = 1000
+// Reads stay well inside the workers check's time limit, so a Redis that is down falls back to local.
+const REDIS_WRITE_TIMEOUT_MS = 1000
+const REDIS_READ_TIMEOUT_MS = 500
 // An instance silent this long is forgotten: it was scaled away, not lost.
 const FORGET_AFTER_MS = 24 * 60 * 60 * 1000
 
@@ -50,7 +52,7 @@ async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
       forgetOld(Date.now())
       if (redis === null) return
       try {
-        await withTimeout(redis.hset(REDIS_KEY, instanceKey(heartbeat), JSON.stringify(heartbeat)), REDIS_TIMEOUT_MS)
+        await withTimeout(redis.hset(REDIS_KEY, instanceKey(heartbeat), JSON.stringify(heartbeat)), REDIS_WRITE_TIMEOUT_MS)
       } catch (error) {
         log.warn(logCause(error), 'heartbeat kept locally: redis is unavailable')
       }
@@ -58,7 +60,7 @@ async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
     async list () {
       if (redis === null) return [...local.values()]
       try {
-        const stored = await withTimeout(redis.hgetall(REDIS_KEY), REDIS_TIMEOUT_MS)
+        const stored = await withTimeout(redis.hgetall(REDIS_KEY), REDIS_READ_TIMEOUT_MS)
         const now = Date.now()
         const shared: Heartbeat[] = []
         for (const [key, text] of Object.entries(stored)) {

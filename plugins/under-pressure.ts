@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Problem } from '../src/http/problem.js'
 
 declare module 'fastify' {
@@ -26,14 +26,16 @@ async function loadShedding (fastify: FastifyInstance): Promise<void> {
     maxHeapUsedBytes: config.SHED_MAX_HEAP_USED_BYTES,
     maxRssBytes: config.SHED_MAX_RSS_BYTES,
     retryAfter: config.SHED_RETRY_AFTER_SECONDS,
-    pressureHandler: async (request: FastifyRequest, _reply, type) => {
+    pressureHandler: async (request: FastifyRequest, reply: FastifyReply, type) => {
       if (request.routeOptions.config?.shed === false) return
+      // Answered here rather than thrown: an overloaded process must not also write an error line per
+      // shed request. The 503s are counted in the request histogram.
       request.log.debug({ pressure: type }, 'request shed under load')
-      throw new Problem(503, {
+      reply.sendProblem(new Problem(503, {
         detail: 'The service is overloaded; try again shortly.',
         code: 'Overloaded',
         headers: { 'retry-after': retryAfter }
-      })
+      }))
     }
   })
 }

@@ -25,7 +25,9 @@ export const TEST_JWT_SECRET = 'test-secret-for-hs256-tokens-0123456789abcdef'
  * A setting given as '' is unset (so `{ AUTH_JWT_SECRET: '' }` runs without the test secret).
  */
 export function testConfig (env: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET, ...env })
+  // Load shedding is off unless a test turns it on: the embedded database's start-up work and the
+  // parallel test processes on a small machine delay the event loop far more than production traffic.
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET, SHED_MAX_EVENT_LOOP_DELAY_MS: '0', ...env })
 }
 
 export interface MintOptions {

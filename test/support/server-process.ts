@@ -28,6 +28,8 @@ export async function startServerProcess (t: { teardown: (fn: () => unknown) => 
       LOG_LEVEL: 'info',
       AUTH_JWT_SECRET: TEST_JWT_SECRET,
       DATA_DIR: dataDir,
+      // As in every test app: no load shedding caused by a busy test machine.
+      SHED_MAX_EVENT_LOOP_DELAY_MS: '0',
       ...env
     },
     stdio: ['pipe', 'pipe', 'pipe']
