@@ -107,7 +107,7 @@ t.test('protected detail endpoints: deep, dependencies and one dependency by nam
   t.equal(deps.statusCode, 200)
   const body = deps.json()
   t.equal(body.status, 'Healthy')
-  t.same(body.dependencies.map((d: { name: string }) => d.name).sort(), ['configuration', 'database', 'migrations'])
+  t.same(body.dependencies.map((d: { name: string }) => d.name).sort(), ['configuration', 'database', 'migrations', 'workers'])
   for (const d of body.dependencies) t.match(d, { name: String, status: 'Healthy', latencyMs: Number, ageMs: Number })
 
   const one = await app.inject({ url: '/health/database', headers })
