@@ -3,7 +3,8 @@ import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { Problem } from '../src/http/problem.js'
 import { versionedHref } from '../src/versioning/href.js'
-import { selectionOf, type ApiVersionConstraint } from '../src/versioning/routing.js'
+import { isApiPath, routeVersions } from '../src/versioning/route-versions.js'
+import { selectionOf } from '../src/versioning/routing.js'
 import { buildVersionTable, type ApiVersion, type ApiVersionTable } from '../src/versioning/versions.js'
 
 declare module 'fastify' {
@@ -21,17 +22,6 @@ declare module 'fastify' {
     /** An `/api` route that every version serves unchanged (it declares no `constraints.apiVersion`). */
     apiVersionNeutral?: boolean
   }
-}
-
-/** The versions a route serves, or undefined when it is version-neutral. */
-export function routeVersions (route: Pick<RouteOptions, 'constraints'>): readonly string[] | undefined {
-  const declared = route.constraints?.apiVersion as ApiVersionConstraint | undefined
-  if (declared === undefined) return undefined
-  return typeof declared === 'string' ? [declared] : declared
-}
-
-export function isApiPath (path: string): boolean {
-  return path === '/api' || path.startsWith('/api/')
 }
 
 /** Which versions serve each method of each `/api` path, to tell "not in this version" from "nowhere". */
