@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { documentInfo, tagObjects } from '../src/openapi/document-info.js'
 import { documentedPath, documentGroups, type DocumentGroup } from '../src/openapi/groups.js'
-import { BEARER_SCHEME, operationSchema, shareProblemSchema } from '../src/openapi/operation.js'
+import { BEARER_SCHEME, dropUnusedBearerScheme, operationSchema, shareProblemSchema } from '../src/openapi/operation.js'
 
 type OpenApiDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { tags?: string[] }>> }
 
@@ -51,7 +51,7 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
       transformObject (documents) {
         const document = (documents as unknown as { openapiObject: OpenApiDocument }).openapiObject
         const used = Object.values(document.paths ?? {}).flatMap(operations => Object.values(operations).flatMap(operation => operation.tags ?? []))
-        return shareProblemSchema({ ...document, tags: tagObjects(used) }) as never
+        return dropUnusedBearerScheme(shareProblemSchema({ ...document, tags: tagObjects(used) })) as never
       }
     })
   }

@@ -9,6 +9,8 @@ interface Teardown { teardown: (fn: () => unknown) => void }
 export interface BuildOptions {
   /** Settings beyond the test defaults, by environment name. */
   env?: Record<string, string>
+  /** Runs on the bare instance before the app is registered (e.g. an onRoute hook that sees every route). */
+  beforeApp?: (app: FastifyInstance) => void
   /** Routes a test adds beside the service's own, registered after the app. */
   extraRoutes?: (app: FastifyInstance) => void
 }
@@ -23,6 +25,7 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   const config = testConfig(options.env)
   const fastify = Fastify(serverOptions(config))
   t.teardown(() => fastify.close())
+  options.beforeApp?.(fastify)
   await fastify.register(fp(app), { config })
   if (options.extraRoutes !== undefined) await fastify.register(async scope => options.extraRoutes?.(scope))
   await fastify.ready()

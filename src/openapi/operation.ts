@@ -103,3 +103,11 @@ export function shareProblemSchema<D extends { paths?: Record<string, Record<str
   const components = document.components ?? {}
   return { ...document, components: { ...components, schemas: { ...(components.schemas as object | undefined), Problem: ProblemSchema } } }
 }
+
+/** The bearer scheme is listed only in documents where some operation requires it. */
+export function dropUnusedBearerScheme<D extends { paths?: Record<string, Record<string, unknown>>, components?: Record<string, unknown> }> (document: D): D {
+  const operations = Object.values(document.paths ?? {}).flatMap(ops => Object.values(ops) as Array<{ security?: Array<Record<string, unknown>> }>)
+  if (operations.some(operation => operation.security?.some(requirement => BEARER_SCHEME in requirement) === true)) return document
+  const { securitySchemes: _unused, ...components } = document.components ?? {}
+  return { ...document, components }
+}
