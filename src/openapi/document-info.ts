@@ -1,4 +1,4 @@
-import type { ApiVersionTable } from '../versioning/versions.js'
+import type { ApiVersion, ApiVersionTable } from '../versioning/versions.js'
 import type { DocumentGroup } from './groups.js'
 
 const TITLE = 'recrutamento API'
@@ -18,8 +18,7 @@ export function tagObjects (used: Iterable<string>): Array<{ name: string, descr
   return [...new Set(used)].sort().map(name => ({ name, description: TAG_DESCRIPTIONS[name] ?? `Operations tagged ${name}` }))
 }
 
-function selection (table: ApiVersionTable, vendorName: string): string {
-  const example = table.current
+function selection (table: ApiVersionTable, example: ApiVersion, vendorName: string): string {
   return [
     'A request selects its API version in any of these ways, which may be combined when they agree:',
     `- URL segment: \`/api/${example.group}/...\` (as in this document's paths);`,
@@ -48,7 +47,7 @@ export function documentInfo (group: DocumentGroup, table: ApiVersionTable, vend
       (version.sunsetAt !== undefined ? ` and may stop answering after ${version.sunsetAt.toISOString().slice(0, 10)}` : '') +
       `. Newer versions are available: ${newer.map(v => `[${v.version}](/docs/${v.group})`).join(', ')}.`, '')
   }
-  lines.push(selection(table, vendorName))
+  lines.push(selection(table, version, vendorName))
   return {
     title: `${TITLE} ${version.version}${version.deprecated ? ' (deprecated)' : ''}`,
     version: version.version,
