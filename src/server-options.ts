@@ -23,7 +23,8 @@ export function redactUrl (url: string): string {
 function serializeRequest (req: FastifyRequest) {
   return {
     method: req.method,
-    url: redactUrl(req.url),
+    // The URL as sent: `/api/v2/x` stays visible after the router rewrote it to `/api/x`.
+    url: redactUrl(req.originalUrl),
     host: req.host,
     remoteAddress: req.ip
   }
