@@ -48,6 +48,6 @@ t.test('the reader combines every way and names conflicts', async t => {
   t.match(ambiguous.problem?.fields, { code: 'AmbiguousApiVersion', sources: [{ source: 'accept-parameter', value: '1.0' }, { source: 'content-type-parameter', value: '2.0' }] })
   const invalid = read(request({ 'x-api-version': '\u0000'.repeat(100) }), undefined)
   t.equal(invalid.problem?.fields.code, 'InvalidApiVersion')
-  t.notMatch(invalid.problem?.fields.detail ?? '', /\u0000/, 'client text is made printable')
+  t.notOk((invalid.problem?.fields.detail ?? '').includes('\u0000'), 'client text is made printable')
   t.ok((invalid.problem?.fields.detail ?? '').length < 200, 'and short')
 })
