@@ -66,6 +66,9 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
   const selector = [...groups].sort((a, b) => (a.version === undefined ? 1 : 0) - (b.version === undefined ? 1 : 0) || b.name.localeCompare(a.name))
     .map(group => ({ url: group.documentPath, name: group.version === undefined ? 'ops' : `${group.name}${group.version.deprecated ? ' (deprecated)' : ''}` }))
 
+  // `/docs` leads to the newest version that is not deprecated.
+  fastify.get('/docs', HIDDEN, async (_request, reply) => reply.redirect(`/docs/${table.current.group}`, 302))
+
   for (const group of groups) {
     await fastify.register(async function docs (scope) {
       const document = () => fastify.openapiDocument(group.name)

@@ -128,6 +128,13 @@ t.test('the interactive docs are served per group, publicly', async t => {
   }
 })
 
+t.test('/docs leads to the current version', async t => {
+  const app = await build(t)
+  const res = await app.inject({ url: '/docs' })
+  t.equal(res.statusCode, 302)
+  t.equal(res.headers.location, '/docs/v2')
+})
+
 t.test('every document passes the recommended OpenAPI lint rules', async t => {
   const app = await build(t, { extraRoutes: sampleRoutes })
   const docs = await documents(app)
