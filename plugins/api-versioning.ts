@@ -86,6 +86,11 @@ async function apiVersioning (fastify: FastifyInstance): Promise<void> {
   const routes = createVersionedRouteTable()
   const deprecation = new Map(table.versions.map(v => [v.version, deprecationHeaders(v, table.current)]))
 
+  // A body sent as the vendor media type is JSON, parsed like application/json.
+  const escapedVendor = vendorName.replace(/[.]/g, '\\.')
+  fastify.addContentTypeParser(new RegExp(`^application/vnd\\.${escapedVendor}-v[0-9.]+\\+json$`), { parseAs: 'string' },
+    fastify.getDefaultJsonParser('error', 'ignore'))
+
   fastify.decorate('apiVersions', table)
   fastify.decorateRequest('apiVersion', {
     getter (this: FastifyRequest) {

@@ -3,7 +3,7 @@ import { Problem } from '../http/problem.js'
 import type { ApiVersion, ApiVersionTable } from './versions.js'
 
 /** Where a request named a version, as the problems report it. */
-export type VersionSource = 'url-segment' | 'x-api-version-header' | 'accept-parameter' | 'accept-vendor-media-type' | 'content-type-parameter'
+export type VersionSource = 'url-segment' | 'x-api-version-header' | 'accept-parameter' | 'accept-vendor-media-type' | 'content-type-parameter' | 'content-type-vendor-media-type'
 
 export interface NamedVersion {
   source: VersionSource
@@ -87,8 +87,12 @@ export function createVersionReader ({ table, vendorName }: VersionReaderOptions
       }
     }
     const contentType = req.headers['content-type']
-    if (contentType !== undefined && contentType.toLowerCase().includes(PARAMETER)) {
-      mediaTypeParameters(contentType, 'content-type-parameter', found ??= [])
+    if (contentType !== undefined) {
+      const lower = contentType.toLowerCase()
+      if (lower.includes(PARAMETER)) mediaTypeParameters(contentType, 'content-type-parameter', found ??= [])
+      if (lower.includes(vendorPrefix)) {
+        for (const match of lower.matchAll(vendorMediaType)) (found ??= []).push({ source: 'content-type-vendor-media-type', value: match[1]! })
+      }
     }
     return found
   }

@@ -71,6 +71,18 @@ t.test('the media type parameter on a request body selects the version', async t
   t.equal(res.headers['x-api-version'], '2.0')
 })
 
+t.test('a body sent as the vendor media type is parsed and selects the version', async t => {
+  const app = await build(t, { extraRoutes: widgets })
+  const res = await app.inject({ method: 'POST', url: '/api/widgets', headers: { 'content-type': 'application/vnd.recrutamento-v2+json' }, payload: '{"name":"a"}' })
+  t.equal(res.statusCode, 201)
+  t.same(res.json(), { version: '2.0' })
+  const invalid = await app.inject({ method: 'POST', url: '/api/widgets', headers: { 'content-type': 'application/vnd.recrutamento-v2+json' }, payload: '{"name":' })
+  t.equal(invalid.statusCode, 400)
+  t.equal(invalid.json().code, 'InvalidJson')
+  const conflict = await app.inject({ method: 'POST', url: '/api/v1/widgets', headers: { 'content-type': 'application/vnd.recrutamento-v2+json' }, payload: '{"name":"a"}' })
+  t.match(conflict.json(), { code: 'AmbiguousApiVersion', sources: [{ source: 'url-segment' }, { source: 'content-type-vendor-media-type' }] })
+})
+
 t.test('different versions named answer 400 AmbiguousApiVersion naming each source', async t => {
   const app = await build(t)
   const res = await app.inject({ url: '/api/v1/user', headers: { 'x-api-version': '2.0', accept: 'application/vnd.recrutamento-v2+json' } })
