@@ -89,8 +89,10 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     const canonical = canonicalPath(path)
     const canonicalMethods = canonical === path ? undefined : routes.methodsAt(canonical)
     if (canonicalMethods?.has(request.method) === true && (request.method === 'GET' || request.method === 'HEAD')) {
-      const query = request.url.slice(path.length)
-      return reply.code(301).header('location', canonical + query).send()
+      // Built from the URL the client sent: a rewritten URL (`/api/v2/x` routed as `/api/x`) keeps its version.
+      const sent = pathOf(request.originalUrl)
+      const query = request.originalUrl.slice(sent.length)
+      return reply.code(301).header('location', canonicalPath(sent) + query).send()
     }
     throw new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
   })
