@@ -32,6 +32,15 @@ export interface Scenario {
   setup?: (context: SetupContext) => Promise<PreparedRequest | undefined>
 }
 
+// A protected route, for example, is one more entry:
+//   {
+//     name: 'vagas-list', method: 'GET', path: '/api/vagas',
+//     env: { AUTH_JWT_SECRET: 'bench-secret-of-at-least-32-characters' },
+//     setup: async ({ env, waitFor }) => {
+//       await waitFor('/health/ready')
+//       return { headers: { authorization: `Bearer ${await mintToken(env.AUTH_JWT_SECRET, ['vagas:read'])}` } }
+//     }
+//   }
 export const scenarios: Scenario[] = [
   { name: 'ping', method: 'GET', path: '/ping' }
 ]
