@@ -38,6 +38,8 @@ function createRouteTable () {
   }
 }
 
+type HookDone = (error: Error | null, payload: unknown) => void
+
 function pathOf (url: string): string {
   const query = url.indexOf('?')
   return query === -1 ? url : url.slice(0, query)
@@ -60,17 +62,18 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     routes.add(path, Array.isArray(route.method) ? route.method : [route.method])
   })
 
-  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
+  // Runs on every response, /ping included: a callback hook, so no promise per request.
+  fastify.addHook('onSend', function conventionHeaders (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookDone) {
     reply.header('x-request-id', request.id)
     if ((request.method === 'GET' || request.method === 'HEAD') && !reply.hasHeader('last-modified')) {
       reply.header('last-modified', httpDateNow())
     }
-    if (request.routeOptions.config?.cacheable !== true && !reply.hasHeader('cache-control')) {
+    if (!reply.hasHeader('cache-control') && request.routeOptions.config?.cacheable !== true) {
       reply.header('cache-control', 'no-store')
       reply.header('pragma', 'no-cache')
       reply.header('expires', '0')
     }
-    return payload
+    done(null, payload)
   })
 
   fastify.setNotFoundHandler(async function notFound (request, reply) {

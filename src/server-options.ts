@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
 import { buildVersionTable } from './versioning/versions.js'
+import { createChildLoggerFactory } from './logging/request-logger.js'
 
 // A caller's request id is kept only when it is short and made of safe characters.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
@@ -41,6 +42,7 @@ export function serverOptions (config: Config): FastifyServerOptions {
       },
       serializers: { req: serializeRequest as never }
     },
+    childLoggerFactory: createChildLoggerFactory(),
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT,
