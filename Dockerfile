@@ -25,6 +25,7 @@ RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
 USER node
 EXPOSE 3000
-# HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "dist/src/cli/healthcheck.js", "live"]
+# The command probe: exit 0 healthy, 1 unhealthy or unreachable (it reads HOST and PORT like the server).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "dist/src/cli/healthcheck.js", "live"]
 # node runs as PID 1 and handles SIGTERM itself (close-with-grace) for a graceful stop.
 CMD ["node", "dist/src/server.js"]

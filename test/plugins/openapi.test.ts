@@ -14,14 +14,14 @@ const VERSION_GROUPS: Record<string, string> = { '1.0': 'v1', '2.0': 'v2' }
 interface Operation { operationId: string, deprecated?: boolean, security?: Array<Record<string, string[]>>, responses: Record<string, { content?: Record<string, { schema: unknown }> }>, parameters?: Array<{ name: string, in: string }> }
 type Document = { openapi: string, info: { title: string, version: string, description: string }, paths: Record<string, Record<string, Operation>>, components: Record<string, Record<string, unknown>>, tags: Array<{ name: string }> }
 
-// Routes like the business and health routes to come: protected, parametric, per version and neutral.
+// Routes like the business routes to come, beside the service's own health routes: protected,
+// parametric, per version and neutral.
 function sampleRoutes (app: FastifyInstance): void {
   const id = Type.Object({ id: Type.String({ format: 'uuid' }) })
   app.get('/api/gadgets/:id', { constraints: { apiVersion: '1.0' }, config: { scopes: ['vagas:read'] }, schema: { tags: ['vagas'], summary: 'Read a gadget (1.0)', params: id, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x' }))
   app.get('/api/gadgets/:id', { constraints: { apiVersion: '2.0' }, config: { scopes: ['vagas:read'] }, schema: { tags: ['vagas'], summary: 'Read a gadget (2.0)', params: id, response: { 200: Type.Object({ id: Type.String(), name: Type.String() }) } } }, async () => ({ id: 'x', name: 'y' }))
   app.post('/api/gadgets', { constraints: { apiVersion: ['1.0', '2.0'] }, config: { scopes: ['vagas:write', 'vagas:read'] }, schema: { tags: ['vagas'], summary: 'Create a gadget', body: Type.Object({ name: Type.String() }), response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x' }))
   app.get('/health/gadgets', { config: { scopes: ['health:read'] }, schema: { tags: ['health'], summary: 'Gadget health', response: { 200: Type.Object({ status: Type.String() }) } } }, async () => ({ status: 'Healthy' }))
-  app.get('/health/live', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.String() }) } } }, async () => ({ status: 'Healthy' }))
 }
 
 async function documents (app: FastifyInstance): Promise<Record<string, Document>> {
