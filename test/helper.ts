@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { SignJWT, type CryptoKey, type KeyObject } from 'jose'
 import app from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { serverOptions } from '../src/server-options.js'
@@ -12,17 +13,78 @@ export interface BuildOptions {
   env?: Record<string, string>
   /** Routes a test adds beside the service's own, registered after the app. */
   extraRoutes?: (app: FastifyInstance) => void
+  /** Where the app's log lines go (JSON, one per line), for tests that read the log. */
+  logStream?: { write: (line: string) => void }
 }
 
-/** Settings for a test: the defaults, a quiet log, and what the test names. */
+/** The HS256 secret every test app verifies tokens with, unless a test names another key setting. */
+export const TEST_JWT_SECRET = 'test-secret-for-hs256-tokens-0123456789abcdef'
+
+/**
+ * Settings for a test: the defaults, a quiet log, the test secret, and what the test names.
+ * A setting given as '' is unset (so `{ AUTH_JWT_SECRET: '' }` runs without the test secret).
+ */
 export function testConfig (env: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env })
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET, ...env })
+}
+
+export interface MintOptions {
+  /** Space-separated scopes for the `scope` claim. */
+  scope?: string
+  sub?: string
+  /** Lifetime: seconds, or a jose time span such as '15m'. Default 5 minutes. */
+  ttl?: number | string
+  /** Explicit `exp` (seconds since the epoch), e.g. in the past for an expired token. */
+  exp?: number
+  nbf?: number
+  iss?: string
+  aud?: string | string[]
+  jti?: string
+  /** Further claims, e.g. `scp`. */
+  claims?: Record<string, unknown>
+  /** Protected header fields beyond alg, e.g. `kid`. */
+  header?: Record<string, unknown>
+  /** Signing algorithm; default HS256. */
+  alg?: string
+  /** Signing key; default the test secret. */
+  key?: CryptoKey | KeyObject | Uint8Array
+}
+
+/** Signs an access token with jose, independently of the code under test. */
+export async function mintToken (options: MintOptions = {}): Promise<string> {
+  const claims: Record<string, unknown> = { ...options.claims }
+  if (options.scope !== undefined) claims.scope = options.scope
+  if (options.nbf !== undefined) claims.nbf = options.nbf
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ typ: 'at+jwt', ...options.header, alg: options.alg ?? 'HS256' })
+    .setIssuedAt()
+    .setSubject(options.sub ?? 'test-user')
+  if (options.exp !== undefined) jwt.setExpirationTime(options.exp)
+  else jwt.setExpirationTime(typeof options.ttl === 'number' ? Math.floor(Date.now() / 1000) + options.ttl : options.ttl ?? '5m')
+  if (options.iss !== undefined) jwt.setIssuer(options.iss)
+  if (options.aud !== undefined) jwt.setAudience(options.aud)
+  if (options.jti !== undefined) jwt.setJti(options.jti)
+  return jwt.sign(options.key ?? new TextEncoder().encode(TEST_JWT_SECRET))
+}
+
+/** `{ authorization: 'Bearer ...' }` for a freshly minted token. */
+export async function bearer (options: MintOptions = {}): Promise<{ authorization: string }> {
+  return { authorization: `Bearer ${await mintToken(options)}` }
+}
+
+/** The URL of a real service a test needs, or undefined after a visible skip (a failure under CI). */
+export { requireService as serviceUrl } from './support/services.js'
+
+/** A key prefix no other test file or run shares, for tests on the shared Redis. */
+export function uniqueRedisPrefix (name: string): string {
+  return `test:${name}:${process.pid}:${Date.now().toString(36)}:`
 }
 
 /** Builds the whole app with explicit settings and closes it when the test ends. */
 export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
   const config = testConfig({ DATA_DIR: await freshDataDir(t), ...options.env })
-  const fastify = Fastify(serverOptions(config))
+  const base = serverOptions(config)
+  const fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
   t.teardown(() => fastify.close())
   await fastify.register(fp(app), { config })
   if (options.extraRoutes !== undefined) await fastify.register(async scope => options.extraRoutes?.(scope))

@@ -6,7 +6,7 @@ import type { Test } from 'tap'
  * Whether a real service is configured for this run. Outside CI a missing one skips the test with a
  * visible notice; under CI=true it fails the run, so a green CI always means the service was used.
  */
-export function requireService (t: Test, variable: 'TEST_DATABASE_URL' | 'TEST_REDIS_URL'): string | undefined {
+export function requireService (t: Pick<Test, 'skip' | 'fail' | 'comment'>, variable: string): string | undefined {
   const url = process.env[variable]
   if (url !== undefined && url !== '') return url
   if (process.env.CI === 'true') {

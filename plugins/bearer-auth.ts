@@ -1,0 +1,147 @@
+import fp from 'fastify-plugin'
+import fastifyAuth from '@fastify/auth'
+import formbody from '@fastify/formbody'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preValidationHookHandler } from 'fastify'
+import { insufficientScopeProblem, invalidRequestProblem, invalidTokenProblem, missingTokenProblem, type ChallengeSettings } from '../src/auth/challenge.js'
+import { buildTokenVerifier } from '../src/auth/build-verifier.js'
+import { createMemoryDenyList, createRedisDenyList, type DenyList } from '../src/auth/deny-list.js'
+import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError } from '../src/auth/errors.js'
+import type { Principal } from '../src/auth/principal.js'
+import { securityRequirement } from '../src/auth/openapi-security.js'
+import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
+import { extractToken, type TokenSource } from '../src/auth/token-extraction.js'
+import { tokenTransportIsSafe } from '../src/auth/transport.js'
+import { Problem } from '../src/http/problem.js'
+
+import '../src/http/route-config.js'
+// Brings in the `security` member of route schemas.
+import type {} from '@fastify/swagger'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller proven by a bearer token; undefined when the request is anonymous. */
+    principal?: Principal
+    /** Where the verified token came from (header, query or body). */
+    tokenSource?: TokenSource
+  }
+  interface FastifyInstance {
+    /** A preValidation hook that requires a bearer token carrying every scope given. */
+    requireScopes: (...scopes: string[]) => preValidationHookHandler
+    /** Every scope some route declares, for the protected-resource metadata and the documents. */
+    declaredScopes: ReadonlySet<string>
+    /** Revoked token ids: in Redis when REDIS_URL is set, else in this process. */
+    tokenDenyList: DenyList
+  }
+}
+
+type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
+
+function asArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/** Maps a failure of extraction or verification to its RFC 6750 answer. */
+function problemFor (error: unknown, settings: ChallengeSettings): unknown {
+  if (error instanceof InvalidAuthRequestError) return invalidRequestProblem(settings, error.message)
+  if (error instanceof InvalidTokenError) return invalidTokenProblem(settings, error.reason)
+  if (error instanceof TokenCheckUnavailableError) {
+    return new Problem(503, { detail: 'The access token cannot be checked right now; try again shortly.', code: 'TokenCheckUnavailable', headers: { 'retry-after': '5' } })
+  }
+  return error
+}
+
+// RFC 6750 section 2.3: a response to a request whose token travelled in the URL must not be cached.
+const noStoreForQueryTokens: onSendHookHandler = async (request, reply, payload) => {
+  if (request.tokenSource === 'query' && reply.statusCode < 300) {
+    reply.header('cache-control', 'private, no-store')
+    reply.header('pragma', 'no-cache')
+  }
+  return payload
+}
+
+async function bearerAuth (fastify: FastifyInstance): Promise<void> {
+  const { config } = fastify
+  const settings: ChallengeSettings = {
+    realm: config.AUTH_REALM,
+    resourceMetadata: config.AUTH_RESOURCE_URL === undefined ? undefined : protectedResourceMetadataUrl(config.AUTH_RESOURCE_URL)
+  }
+
+  const denyList = fastify.redis === null ? createMemoryDenyList() : createRedisDenyList(fastify.redis)
+  fastify.decorate('tokenDenyList', denyList)
+
+  const { verify: verifyToken, keys } = buildTokenVerifier(config, {
+    denyList,
+    onDependencyError: (what, error) => fastify.log.warn({ dependency: what, cause: error.message }, 'token check dependency failed')
+  })
+  if (keys.kind === 'development') {
+    fastify.log.warn({ keyFile: keys.path, created: keys.created },
+      'development mode: tokens are verified with a local development key (npm run token prints one); set AUTH_JWT_SECRET, AUTH_PUBLIC_KEY_FILE, AUTH_JWKS_URL or AUTH_INTROSPECTION_URL for real use')
+  }
+
+  // The form-body token source needs form bodies parsed (RFC 6750 section 2.2).
+  if (!fastify.hasContentTypeParser('application/x-www-form-urlencoded')) await fastify.register(formbody)
+  if (!fastify.hasDecorator('auth')) await fastify.register(fastifyAuth)
+
+  fastify.decorateRequest('principal', undefined)
+  fastify.decorateRequest('tokenSource', undefined)
+
+  function authenticate (optional: boolean): Guard {
+    return async function authenticateBearer (request) {
+      try {
+        const extracted = extractToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
+        if (extracted === undefined) {
+          if (optional) return
+          throw missingTokenProblem(settings)
+        }
+        if (!tokenTransportIsSafe(request, config.AUTH_ALLOW_INSECURE_HTTP)) {
+          throw new InvalidAuthRequestError('A token must be sent over HTTPS: this request came over plain HTTP, so treat the token as exposed and get a new one.')
+        }
+        request.principal = await verifyToken(extracted.token)
+        request.tokenSource = extracted.source
+      } catch (error) {
+        throw problemFor(error, settings)
+      }
+    }
+  }
+
+  function authorize (required: readonly string[], optional: boolean): Guard {
+    return async function authorizeScopes (request) {
+      const principal = request.principal
+      if (principal === undefined) {
+        if (optional) return
+        throw missingTokenProblem(settings)
+      }
+      for (const scope of required) {
+        if (!principal.scopes.has(scope)) throw insufficientScopeProblem(settings, required)
+      }
+    }
+  }
+
+  function guard (required: readonly string[], optional: boolean): preValidationHookHandler {
+    return fastify.auth([authenticate(optional), authorize(required, optional)], { relation: 'and' })
+  }
+
+  const declaredScopes = new Set<string>()
+  fastify.decorate('declaredScopes', declaredScopes)
+  fastify.decorate('requireScopes', (...scopes: string[]) => {
+    for (const scope of scopes) declaredScopes.add(scope)
+    return guard(scopes, false)
+  })
+
+  // Routes declare access in their config; the check runs before validation, so an anonymous caller
+  // learns nothing from validation errors, and a form-body token is gone before the schema sees it.
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    const scopes = route.config?.scopes
+    const optional = route.config?.auth === 'optional'
+    if (scopes === undefined && !optional) return
+    for (const scope of scopes ?? []) declaredScopes.add(scope)
+    route.preValidation = [guard(scopes ?? [], optional), ...asArray(route.preValidation)]
+    route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
+    // The same declaration is the operation's security requirement in the OpenAPI documents.
+    if (route.schema?.security === undefined) {
+      route.schema = { ...route.schema, security: securityRequirement(scopes ?? [], optional) }
+    }
+  })
+}
+
+export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'redis'] })

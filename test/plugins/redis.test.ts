@@ -1,0 +1,48 @@
+import t from 'tap'
+import { createServer } from 'node:net'
+import { build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
+
+async function closedPort (): Promise<number> {
+  const server = createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise(resolve => server.close(resolve))
+  return port
+}
+
+t.test('without REDIS_URL the decorator is null', async t => {
+  const app = await build(t)
+  t.equal(app.redis, null)
+})
+
+t.test('with REDIS_URL the shared client works, prefixes keys, and is closed with the app', async t => {
+  const url = serviceUrl(t, 'TEST_REDIS_URL')
+  if (url === undefined) return
+  const prefix = uniqueRedisPrefix('redis-plugin')
+  const app = await build(t, { env: { REDIS_URL: url, REDIS_KEY_PREFIX: prefix } })
+  t.ok(app.redis)
+  await app.redis!.set('greeting', 'olá', 'EX', 30)
+  t.equal(await app.redis!.get('greeting'), 'olá')
+  const { Redis } = await import('ioredis')
+  const raw = new Redis(url)
+  t.teardown(() => raw.disconnect())
+  t.equal(await raw.get(`${prefix}greeting`), 'olá', 'the key is stored under the prefix')
+  await app.close()
+  await t.rejects(app.redis!.get('greeting'), /Connection is closed/, 'closing the app closes the client')
+})
+
+t.test('Redis down: the app starts, commands reject quickly, nothing crashes, close is quick', async t => {
+  const port = await closedPort()
+  const lines: string[] = []
+  const app = await build(t, { env: { REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'warn' }, logStream: { write: line => { lines.push(line) } } })
+  const started = Date.now()
+  await t.rejects(app.redis!.get('anything'))
+  t.ok(Date.now() - started < 5_000, 'the command fails within seconds')
+  t.equal((await app.inject({ method: 'GET', url: '/ping' })).statusCode, 200, 'the service still answers')
+  const closing = Date.now()
+  await app.close()
+  t.ok(Date.now() - closing < 2_000, 'shutdown is not held by the dead connection')
+  const warnings = lines.filter(line => line.includes('redis is unreachable'))
+  t.equal(warnings.length, 1, 'one warning, not one per retry')
+  t.notMatch(warnings[0], /127\.0\.0\.1/, 'the warning names no host')
+})
