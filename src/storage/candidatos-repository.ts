@@ -13,6 +13,7 @@ export interface VagaSummary {
   titulo: string
   status: VagaStatus
   versao: number
+  atualizadoEm: Date
 }
 
 export interface CandidatoRecord extends Candidato {
@@ -80,7 +81,7 @@ function base (db: Executor) {
     .leftJoin('vagas as v', 'v.id', 'c.vaga_id')
     .select([
       'c.id', 'c.nome', 'c.email', 'c.status', 'c.vaga_id', 'c.transferido_de', 'c.criado_em', 'c.atualizado_em', 'c.versao',
-      'v.titulo as vaga_titulo', 'v.status as vaga_status', 'v.versao as vaga_versao'
+      'v.titulo as vaga_titulo', 'v.status as vaga_status', 'v.versao as vaga_versao', 'v.atualizado_em as vaga_atualizado_em'
     ])
 }
 
@@ -97,9 +98,9 @@ function toRecord (row: Row): CandidatoRecord {
     criadoEm: row.criado_em,
     atualizadoEm: row.atualizado_em,
     versao: row.versao,
-    vaga: row.vaga_id === null || row.vaga_titulo === null || row.vaga_status === null || row.vaga_versao === null
+    vaga: row.vaga_id === null || row.vaga_titulo === null || row.vaga_status === null || row.vaga_versao === null || row.vaga_atualizado_em === null
       ? null
-      : { id: row.vaga_id, titulo: row.vaga_titulo, status: row.vaga_status, versao: row.vaga_versao }
+      : { id: row.vaga_id, titulo: row.vaga_titulo, status: row.vaga_status, versao: row.vaga_versao, atualizadoEm: row.vaga_atualizado_em }
   }
 }
 

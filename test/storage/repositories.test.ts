@@ -225,3 +225,21 @@ t.test('concurrent aprovar and reprovar on real PostgreSQL: exactly one wins, no
     t.equal(final?.versao, 3)
   }
 })
+
+t.test('seed: demonstration data in every state, readable through the repositories', async t => {
+  const db = await migratedDatabase(t, 'pglite')
+  if (db === undefined) return
+  const { seed } = await import('../../src/storage/seed.js')
+  const result = await seed(db, { vagas: 3, candidatos: 1001 })
+  t.equal(result.vagaIds.length, 3)
+  const candidatos = createCandidatosRepository(db)
+  const sample = await candidatos.findById(result.sampleCandidatoId)
+  t.match(sample, { status: 'inscrito', vagaId: result.vagaIds[0] })
+  const page = await candidatos.list({ filter: { status: 'inscrito', vagaId: result.vagaIds[0] }, sort: [{ field: 'criadoEm', direction: 'desc' }], limit: 20, page: { kind: 'offset', offset: 0 } })
+  t.equal(page.items.length, 20)
+  t.ok(page.total! > 20)
+  const all = await candidatos.list({ filter: {}, sort: [], limit: 1, page: { kind: 'offset', offset: 0 } })
+  t.equal(all.total, 1001)
+  await seed(db, { vagas: 1, candidatos: 1 })
+  t.equal((await candidatos.list({ filter: {}, sort: [], limit: 1, page: { kind: 'offset', offset: 0 } })).total, 1002, 'seeding twice adds, never collides')
+})
