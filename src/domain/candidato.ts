@@ -9,10 +9,10 @@ export const NOME_MAX_LENGTH = 200
 export const EMAIL_MAX_LENGTH = 254
 
 /**
- * A practical address check: one "@", no blanks, a dot in the domain, no empty labels. Full RFC 5322
+ * A practical address check: one "@", no blanks or NUL, a dot in the domain, no empty labels. Full RFC 5322
  * syntax accepts addresses no mail system delivers; this accepts what people type.
  */
-export const EMAIL_PATTERN = '^[^\\s@"(),:;<>\\[\\]\\\\]+@[^\\s@"(),:;<>\\[\\]\\\\.]+(\\.[^\\s@"(),:;<>\\[\\]\\\\.]+)+$'
+export const EMAIL_PATTERN = '^[^\\s\\u0000@"(),:;<>\\[\\]\\\\]+@[^\\s\\u0000@"(),:;<>\\[\\]\\\\.]+(\\.[^\\s\\u0000@"(),:;<>\\[\\]\\\\.]+)+$'
 const EMAIL = new RegExp(EMAIL_PATTERN, 'u')
 
 export interface Candidato {

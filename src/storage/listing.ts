@@ -52,7 +52,7 @@ export function positionValue (value: unknown): unknown {
 }
 
 function decode (value: unknown, kind: ColumnKind): string | Date {
-  if (typeof value !== 'string') throw new InvalidPositionError('cursor value is not a string')
+  if (typeof value !== 'string' || value.includes('\u0000')) throw new InvalidPositionError('cursor value is not a string PostgreSQL can hold')
   if (kind === 'text') return value
   const date = new Date(value)
   if (Number.isNaN(date.getTime()) || date.toISOString() !== value) throw new InvalidPositionError('cursor value is not a timestamp')

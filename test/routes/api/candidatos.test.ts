@@ -64,7 +64,7 @@ t.test('register, read, conditional read, replace, patch, remove; unique e-mail 
   t.match(replaced.json(), { nome: 'Ana S.', email: 'ana.s@example.com', status: 'cadastrado' })
   const patched = await app.inject({ method: 'PATCH', url: `/api/v1/candidatos/${ana.id}`, headers: auth, payload: { nome: 'Ana' } })
   t.match(patched.json(), { nome: 'Ana', email: 'ana.s@example.com' })
-  for (const payload of [{ status: 'aprovado' }, { vagaId: bia.id }, { nome: 'A', email: 'no-at-sign' }, { nome: 7 }, { email: ['a@b.co'] }, {}]) {
+  for (const payload of [{ status: 'aprovado' }, { vagaId: bia.id }, { nome: 'A', email: 'no-at-sign' }, { nome: 7 }, { email: ['a@b.co'] }, {}, { nome: 'nul\u0000' }, { email: 'a\u0000@example.com' }, { nome: 'x'.repeat(201) }, { nome: { $gt: '' } }]) {
     const res = await app.inject({ method: 'PATCH', url: `/api/v1/candidatos/${ana.id}`, headers: auth, payload })
     t.equal(res.statusCode, 400, `PATCH ${JSON.stringify(payload)}: status and vaga change only through actions`)
   }

@@ -206,6 +206,8 @@ t.test('lists: filters, sorts, v1 offset paging with total, v2 cursor paging wit
     t.equal(res.statusCode, 400, `cursor ${bad}`)
   }
   // A cursor carrying values of the wrong kind for its sort is refused, not sent to the database.
+  const nul = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), v: ['a\u0000b'] })).toString('base64url')
+  t.equal((await app.inject({ url: `/api/v2/vagas?sort=titulo&limit=2&cursor=${nul}`, headers: auth })).statusCode, 400, 'NUL in a cursor value is refused before the database')
   const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(cursor, 'base64url').toString()), v: [{ $gt: '' }] })).toString('base64url')
   t.equal((await app.inject({ url: `/api/v2/vagas?sort=titulo&limit=2&cursor=${forged}`, headers: auth })).statusCode, 400)
 })
