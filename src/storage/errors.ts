@@ -8,3 +8,19 @@ export function isDatabaseUnavailable (error: unknown): boolean {
   if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(error.message)
 }
+
+function sqlState (error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+/** A unique index refused the row (SQLSTATE 23505), on the named constraint when one is given. */
+export function isUniqueViolation (error: unknown, constraint?: string): boolean {
+  if (sqlState(error) !== '23505') return false
+  return constraint === undefined || (error as { constraint?: string }).constraint === constraint || String((error as Error).message).includes(constraint)
+}
+
+/** A foreign key refused the change (SQLSTATE 23503). */
+export function isForeignKeyViolation (error: unknown): boolean {
+  return sqlState(error) === '23503'
+}

@@ -1,3 +1,60 @@
 // The tables as Kysely sees them; each migration that adds a table adds its interface here.
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely'
+import type { CandidatoStatus } from '../domain/candidato.js'
+import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.js'
+import type { VagaStatus } from '../domain/vaga.js'
 
-export interface Schema {}
+/** Read as a Date; written as a Date or left to the column default. */
+type Timestamp = ColumnType<Date, Date | undefined, Date>
+
+export interface VagasTable {
+  id: Generated<string>
+  titulo: string
+  descricao: string | null
+  status: VagaStatus
+  criado_em: Timestamp
+  atualizado_em: Timestamp
+  versao: Generated<number>
+}
+
+export interface CandidatosTable {
+  id: Generated<string>
+  nome: string
+  email: string
+  status: CandidatoStatus
+  vaga_id: string | null
+  transferido_de: string | null
+  criado_em: Timestamp
+  atualizado_em: Timestamp
+  versao: Generated<number>
+}
+
+export interface CandidatoAcoesTable {
+  id: GeneratedAlways<number>
+  candidato_id: string
+  acao: CandidatoAction
+  metodo: ActionMethod
+  status_anterior: CandidatoStatus
+  status_novo: CandidatoStatus
+  vaga_anterior_id: string | null
+  vaga_id: string | null
+  ator: string
+  em: Timestamp
+}
+
+export interface IdempotencyKeysTable {
+  scope: string
+  key: string
+  fingerprint: string
+  status_code: number | null
+  headers: Record<string, string> | null
+  body: string | null
+  created_at: Timestamp
+}
+
+export interface Schema {
+  vagas: VagasTable
+  candidatos: CandidatosTable
+  candidato_acoes: CandidatoAcoesTable
+  idempotency_keys: IdempotencyKeysTable
+}

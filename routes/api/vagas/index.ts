@@ -1,0 +1,194 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
+import { ifMatchHolds, isNotModified } from '../../../src/http/conditional.js'
+import { Problem } from '../../../src/http/problem.js'
+import { strictBodyValidation } from '../../../src/http/strict-body.js'
+import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import {
+  ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, fingerprint, notFound,
+  preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf
+} from '../../../src/http/resources/common.js'
+import {
+  VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaSchema, VagaStatusSchema, vagaEtag, vagaPath, vagaRepresentation
+} from '../../../src/http/resources/vaga.js'
+import { createVagasRepository, VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.js'
+import vagaCandidatos from './candidatos.js'
+
+const DEFAULT_SORT = '-criadoEm'
+
+/** /vagas and /vagas/{id}: the same shape in both versions, but each version links to itself and pages its own way. */
+const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
+  strictBodyValidation(fastify)
+  // Autoload reads only index.ts in a folder that has one: the sibling routes are registered here.
+  await fastify.register(vagaCandidatos)
+  const { vagas, idempotency } = fastify.repositories
+  const read = { scopes: ['vagas:read'] }
+  const write = { scopes: ['vagas:write'] }
+  const tags = ['vagas']
+
+  for (const version of ['1.0', '2.0']) {
+    const v1 = version === '1.0'
+    const constraints = { apiVersion: version }
+    const filters = {
+      status: Type.Optional(VagaStatusSchema),
+      q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the title, any case' }))
+    }
+
+    fastify.get('', {
+      constraints,
+      config: read,
+      schema: {
+        summary: 'List vagas',
+        description: v1
+          ? 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `offset` and `limit`; `total` counts every match.'
+          : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
+        tags,
+        querystring: Type.Object({ ...filters, ...(v1 ? pagingQueryV1(VAGA_SORT_FIELDS, DEFAULT_SORT) : pagingQueryV2(VAGA_SORT_FIELDS, DEFAULT_SORT)) }),
+        response: { 200: v1 ? pageSchemaV1(VagaSchema) : pageSchemaV2(VagaSchema) }
+      }
+    }, async (request) => {
+      const { status, q, ...query } = request.query as { status?: 'aberta' | 'fechada', q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
+      return await collectionPage({
+        version,
+        path: '/vagas',
+        href: hrefOf(request),
+        filter: { status, q },
+        linkFilter: { status, q },
+        query,
+        sortFields: VAGA_SORT_FIELDS,
+        defaultSort: DEFAULT_SORT,
+        list: listRequest => vagas.list(listRequest),
+        represent: (vaga: VagaRecord) => vagaRepresentation(vaga, hrefOf(request))
+      })
+    })
+
+    fastify.post('', {
+      constraints,
+      config: write,
+      schema: {
+        summary: 'Create a vaga',
+        description: 'Answers 201 with the vaga and its `Location`. With an `Idempotency-Key`, a retry with the same key and body answers the first result again (24 h); the same key with another body answers 422.',
+        tags,
+        headers: IdempotencyHeaders,
+        body: VagaCreateSchema,
+        response: {
+          201: withHeaders(VagaSchema, 'The vaga was created', { location: { type: 'string', description: 'The URL of the new vaga' } }),
+          422: problemResponse('The Idempotency-Key was used for another request')
+        }
+      }
+    }, async (request, reply) => {
+      const fields = vagaDefaults(request.body)
+      const issues = vagaIssues(fields)
+      if (issues.length > 0) throw fieldProblem(issues)
+      const key = request.headers['idempotency-key']
+      const create = async (repository = vagas) => {
+        const vaga = await repository.create(fields)
+        return {
+          statusCode: 201,
+          headers: { location: hrefOf(request)(vagaPath(vaga.id)), etag: vagaEtag(vaga, version), 'last-modified': vaga.atualizadoEm.toUTCString() },
+          body: JSON.stringify(vagaRepresentation(vaga, hrefOf(request)))
+        }
+      }
+      let response
+      if (key === undefined) {
+        response = await create()
+      } else {
+        const outcome = await idempotency.run(
+          { scope: `${actorOf(request)} POST /vagas`, key, fingerprint: fingerprint(version, request.body) },
+          trx => create(createVagasRepository(trx)))
+        if (outcome.outcome === 'mismatch') {
+          throw new Problem(422, { detail: 'This Idempotency-Key was already used with another request body.', code: 'IdempotencyKeyReused' })
+        }
+        if (outcome.outcome === 'replayed') reply.header('idempotent-replayed', 'true')
+        response = outcome.response
+      }
+      // The stored answer is sent as stored, so a replay is byte for byte the first answer.
+      const raw: FastifyReply = reply
+      return raw.code(response.statusCode).headers(response.headers).type('application/json; charset=utf-8').send(response.body)
+    })
+
+    fastify.get('/:id', {
+      constraints,
+      config: read,
+      schema: {
+        summary: 'Read a vaga',
+        description: 'Carries `ETag` and `Last-Modified`; `If-None-Match` or `If-Modified-Since` answer 304 when the copy is current.',
+        tags,
+        params: IdParams,
+        headers: ConditionalHeaders,
+        response: { 200: withHeaders(VagaSchema, 'The vaga'), 304: { description: 'The copy the client holds is current', type: 'null' } }
+      }
+    }, async (request, reply) => {
+      const vaga = await vagas.findById(request.params.id)
+      if (vaga === undefined) throw notFound()
+      const etag = vagaEtag(vaga, version)
+      setValidators(reply, etag, vaga.atualizadoEm)
+      if (isNotModified(request.headers, etag, vaga.atualizadoEm)) return reply.code(304).send()
+      return vagaRepresentation(vaga, hrefOf(request))
+    })
+
+    const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {
+      const issues = vagaIssues(changes)
+      if (issues.length > 0) throw fieldProblem(issues)
+      const outcome = await vagas.update(id, changes, ifMatch === undefined ? undefined : current => ifMatchHolds(ifMatch, vagaEtag(current, version)))
+      if (outcome.outcome === 'not-found') throw notFound()
+      if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
+      return outcome.value
+    }
+    const writeResponses = {
+      200: withHeaders(VagaSchema, 'The vaga as changed'),
+      412: problemResponse('If-Match names another version of the vaga; nothing was changed')
+    }
+
+    fastify.put('/:id', {
+      constraints,
+      config: write,
+      schema: { summary: 'Replace a vaga', description: 'Sets every field; honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: VagaReplaceSchema, response: writeResponses }
+    }, async (request, reply) => {
+      const vaga = await update(request.params.id, { ...request.body, descricao: request.body.descricao ?? null }, request.headers['if-match'])
+      setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
+      return vagaRepresentation(vaga, hrefOf(request))
+    })
+
+    fastify.patch('/:id', {
+      constraints,
+      config: write,
+      schema: { summary: 'Change some fields of a vaga', description: 'Sets the fields sent; honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: VagaPatchSchema, response: writeResponses }
+    }, async (request, reply) => {
+      const vaga = await update(request.params.id, request.body, request.headers['if-match'])
+      setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
+      return vagaRepresentation(vaga, hrefOf(request))
+    })
+
+    fastify.delete('/:id', {
+      constraints,
+      config: write,
+      schema: {
+        summary: 'Remove a vaga',
+        description: 'Refused with 409 while any candidato is in the vaga (move or remove them first). Candidatos transferred away from it can no longer cancel that transfer. Honours `If-Match`.',
+        tags,
+        params: IdParams,
+        headers: IfMatchHeaders,
+        response: {
+          204: { description: 'The vaga is gone', type: 'null' },
+          409: problemResponse('Candidatos are in the vaga (code VagaHasCandidatos)'),
+          412: problemResponse('If-Match names another version of the vaga; nothing was changed')
+        }
+      }
+    }, async (request, reply) => {
+      const ifMatch = request.headers['if-match']
+      const outcome = await vagas.remove(request.params.id, ifMatch === undefined ? undefined : current => ifMatchHolds(ifMatch, vagaEtag(current, version)))
+      if (outcome.outcome === 'not-found') throw notFound()
+      if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
+      if (outcome.outcome === 'has-candidatos') {
+        throw new Problem(409, { detail: 'Candidatos are in this vaga; move or remove them before removing it.', code: 'VagaHasCandidatos' })
+      }
+      request.log.info({ vagaId: request.params.id, actor: actorOf(request) }, 'vaga removed')
+      return reply.code(204).send()
+    })
+  }
+}
+
+export default vagas

@@ -1,0 +1,132 @@
+// The candidato representations: v1 names the vaga by id, v2 embeds a summary of it.
+import { Type, type Static } from '@sinclair/typebox'
+import { allowedMoves, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
+import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
+import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
+import { Problem } from '../problem.js'
+import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
+import { VagaStatusSchema, vagaPath } from './vaga.js'
+
+export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { description: 'cadastrado -> inscrito (candidatar) -> aprovado | reprovado' })
+const ActionSchema = StringEnum(CANDIDATO_ACTIONS)
+const NullableId = (description?: string) => NullableString({ pattern: UUID_PATTERN, ...(description !== undefined && { description }) })
+const Nome = Text({ minLength: 1, maxLength: NOME_MAX_LENGTH, description: 'The name, 1 to 200 characters', examples: ['Ana Souza'] })
+const Email = Type.String({ maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN, description: 'An e-mail address, unique in any case', examples: ['ana@example.com'] })
+
+const HistoricoSchema = Type.Array(Type.Object({
+  acao: ActionSchema,
+  metodo: StringEnum(['POST', 'DELETE'], { description: 'POST performed the action, DELETE cancelled it' }),
+  statusAnterior: CandidatoStatusSchema,
+  status: CandidatoStatusSchema,
+  vagaAnteriorId: NullableId(),
+  vagaId: NullableId(),
+  ator: Type.String({ description: 'The `sub` of the token that acted' }),
+  em: Timestamp
+}), { description: 'Every action on the candidato, oldest first (single-resource representations only)' })
+
+const common = {
+  id: Id,
+  nome: Type.String(),
+  email: Type.String(),
+  status: CandidatoStatusSchema,
+  transferidoDe: NullableId('The vaga before the latest transfer, while that transfer can be cancelled'),
+  criadoEm: Timestamp,
+  atualizadoEm: Timestamp,
+  historico: Type.Optional(HistoricoSchema),
+  links: Links
+}
+
+export const CandidatoV1Schema = Type.Object({
+  ...common,
+  vagaId: NullableId('The vaga the candidato is in')
+}, { description: 'A candidate (API 1.0)' })
+
+export const VagaSummarySchema = Type.Object({ id: Id, titulo: Type.String(), status: VagaStatusSchema }, { description: 'The vaga the candidato is in' })
+export const CandidatoV2Schema = Type.Object({
+  ...common,
+  vaga: Type.Union([VagaSummarySchema, Type.Null()])
+}, { description: 'A candidate (API 2.0): the vaga is embedded as a summary' })
+
+export type CandidatoV1Body = Static<typeof CandidatoV1Schema>
+export type CandidatoV2Body = Static<typeof CandidatoV2Schema>
+
+export const CandidatoCreateSchema = Type.Object({ nome: Nome, email: Email }, { additionalProperties: false })
+export const CandidatoReplaceSchema = CandidatoCreateSchema
+export const CandidatoPatchSchema = Type.Object({ nome: Type.Optional(Nome), email: Type.Optional(Email) }, { additionalProperties: false, minProperties: 1 })
+export const TargetVagaSchema = Type.Object({ vagaId: Id }, { additionalProperties: false, description: 'The destination vaga, which must be `aberta`' })
+
+export function candidatoPath (id: string): string {
+  return `/candidatos/${id}`
+}
+
+/** self, edit, the vaga when there is one, and one link per action possible now. */
+export function candidatoLinks (candidato: CandidatoRecord, href: (path: string) => string): Link[] {
+  const self = href(candidatoPath(candidato.id))
+  const links: Link[] = [
+    { rel: 'self', href: self, method: 'GET' },
+    { rel: 'edit', href: self, method: 'PUT' },
+    { rel: 'edit', href: self, method: 'PATCH' }
+  ]
+  if (candidato.vagaId !== null) links.push({ rel: 'vaga', href: href(vagaPath(candidato.vagaId)), method: 'GET' })
+  for (const move of allowedMoves(candidato)) {
+    links.push({ rel: move.action, href: `${self}/${move.action}`, method: move.method })
+  }
+  return links
+}
+
+function historico (candidato: CandidatoRecord | CandidatoDetail) {
+  if (!('historico' in candidato)) return {}
+  return { historico: candidato.historico.map(entry => ({ ...entry, em: entry.em.toISOString() })) }
+}
+
+export function candidatoV1 (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string): CandidatoV1Body {
+  return {
+    id: candidato.id,
+    nome: candidato.nome,
+    email: candidato.email,
+    status: candidato.status,
+    vagaId: candidato.vagaId,
+    transferidoDe: candidato.transferidoDe,
+    criadoEm: candidato.criadoEm.toISOString(),
+    atualizadoEm: candidato.atualizadoEm.toISOString(),
+    ...historico(candidato),
+    links: candidatoLinks(candidato, href)
+  }
+}
+
+export function candidatoV2 (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string): CandidatoV2Body {
+  const vaga = candidato.vaga
+  return {
+    id: candidato.id,
+    nome: candidato.nome,
+    email: candidato.email,
+    status: candidato.status,
+    vaga: vaga === null ? null : { id: vaga.id, titulo: vaga.titulo, status: vaga.status },
+    transferidoDe: candidato.transferidoDe,
+    criadoEm: candidato.criadoEm.toISOString(),
+    atualizadoEm: candidato.atualizadoEm.toISOString(),
+    ...historico(candidato),
+    links: candidatoLinks(candidato, href)
+  }
+}
+
+export function candidatoRepresentation (candidato: CandidatoRecord | CandidatoDetail, version: string, href: (path: string) => string): CandidatoV1Body | CandidatoV2Body {
+  return version === '1.0' ? candidatoV1(candidato, href) : candidatoV2(candidato, href)
+}
+
+/** Strong: v2 embeds the vaga, so its ETag also moves when the vaga changes. */
+export function candidatoEtag (candidato: CandidatoRecord, version: string): string {
+  return version === '1.0' ? `"${version}-${candidato.versao}"` : `"${version}-${candidato.versao}-${candidato.vaga?.versao ?? 0}"`
+}
+
+/** v2 shows the vaga's title and status: the later of the two changes is when the representation changed. */
+export function candidatoLastModified (candidato: CandidatoRecord, version: string): Date {
+  const vagaChange = candidato.vaga?.atualizadoEm
+  return version !== '1.0' && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
+}
+
+export const DEFAULT_CANDIDATO_SORT = '-criadoEm'
+
+export function duplicateEmail (): Problem {
+  return new Problem(409, { detail: 'Another candidato has this e-mail address (addresses are compared in any case).', code: 'DuplicateEmail' })
+}

@@ -1,0 +1,95 @@
+// Collections: v1 pages by offset and reports the total; v2 pages by an opaque cursor with a next link.
+import { Type, type TSchema } from '@sinclair/typebox'
+import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
+import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
+import { Links, type Link } from './common.js'
+
+export const MAX_OFFSET = 1_000_000
+
+const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Items per page, 1 to ${MAX_LIMIT}` })
+
+export function pagingQueryV1 (sortFields: readonly string[], defaultSort: string) {
+  return {
+    limit: Limit,
+    offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Items to skip' }),
+    sort: Type.Optional(Type.String({ pattern: SORT_PATTERN, description: `Comma-separated fields, \`-\` for descending: ${sortFields.join(', ')}. Default \`${defaultSort}\`` }))
+  }
+}
+
+export function pagingQueryV2 (sortFields: readonly string[], defaultSort: string) {
+  return {
+    limit: Limit,
+    cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque: copy it from the `next` link' })),
+    sort: Type.Optional(Type.String({ pattern: SORT_PATTERN, description: `Comma-separated fields, \`-\` for descending: ${sortFields.join(', ')}. Default \`${defaultSort}\`` }))
+  }
+}
+
+export function pageSchemaV1<T extends TSchema> (item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer({ description: 'Items matching the filters' }),
+    offset: Type.Integer(),
+    limit: Type.Integer(),
+    links: Links
+  }, { description: 'One page: `self`, and `next`/`prev` when there are more' })
+}
+
+export function pageSchemaV2<T extends TSchema> (item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    limit: Type.Integer(),
+    links: Links
+  }, { description: 'One page: `self`, and `next` while there are more' })
+}
+
+export interface CollectionQuery {
+  limit: number
+  offset?: number
+  cursor?: string
+  sort?: string
+}
+
+export interface CollectionOptions<F extends string, Filter extends Record<string, string | undefined>, T, R> {
+  version: string
+  /** The collection's path without the version, e.g. `/vagas`. */
+  path: string
+  href: (path: string) => string
+  filter: Filter
+  /** Filters as they appear in links (a nested collection's parent is in its path instead). */
+  linkFilter: Record<string, string | undefined>
+  query: CollectionQuery
+  sortFields: readonly F[]
+  defaultSort: string
+  list: (request: ListRequest<F, Filter>) => Promise<ListResult<T>>
+  represent: (item: T) => R
+}
+
+export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T, R> (options: CollectionOptions<F, Filter, T, R>) {
+  const { query, href, path } = options
+  const sort = parseSort(query.sort, options.sortFields, options.defaultSort)
+  const sortParam = query.sort === undefined ? undefined : sortText(sort)
+  const link = (extra: Record<string, string | number | undefined>): string =>
+    href(path + queryString({ ...options.linkFilter, sort: sortParam, limit: query.limit, ...extra }))
+
+  if (options.version === '1.0') {
+    const offset = query.offset ?? 0
+    const result = await options.list({ filter: options.filter, sort, limit: query.limit, page: { kind: 'offset', offset } })
+    const links: Link[] = [{ rel: 'self', href: link({ offset }), method: 'GET' }]
+    if (result.next !== undefined) links.push({ rel: 'next', href: link({ offset: offset + query.limit }), method: 'GET' })
+    if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - query.limit) }), method: 'GET' })
+    return { items: result.items.map(options.represent), total: result.total ?? 0, offset, limit: query.limit, links }
+  }
+
+  const bound = sortText(sort)
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, bound, options.filter)
+  let result: ListResult<T>
+  try {
+    result = await options.list({ filter: options.filter, sort, limit: query.limit, page: { kind: 'cursor', after } })
+  } catch (error) {
+    if (error instanceof InvalidPositionError) throw cursorProblem()
+    throw error
+  }
+  const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
+  if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, bound, options.filter) }), method: 'GET' })
+  return { items: result.items.map(options.represent), limit: query.limit, links }
+}

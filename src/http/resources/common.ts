@@ -1,0 +1,119 @@
+// Schema pieces and helpers shared by the vagas and candidatos routes.
+import { createHash } from 'node:crypto'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { ProblemSchema } from '../../openapi/operation.js'
+import { Problem } from '../problem.js'
+import { httpDate } from '../http-date.js'
+import type { FieldIssue } from '../../domain/vaga.js'
+
+/** Ids are lower-case UUIDs; anything else in the path names no resource (404). */
+export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+export const Id = Type.String({ pattern: UUID_PATTERN, description: 'A lower-case UUID', examples: ['0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69'] })
+export const IdParams = Type.Object({ id: Id })
+
+/** Text without NUL, which PostgreSQL cannot store. */
+export const TEXT_PATTERN = '^[^\\u0000]*$'
+export function Text (options: { minLength?: number, maxLength: number, description?: string, examples?: string[] }) {
+  return Type.String({ pattern: TEXT_PATTERN, ...options })
+}
+
+/**
+ * A closed set of strings as `enum` rather than TypeBox's union of literals: the serializer of every
+ * response compiles an `anyOf` into a validator per branch, an `enum` into nothing.
+ */
+export function StringEnum<const T extends readonly string[]> (values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+/** A string or null, as one `type` list for the same reason. */
+export function NullableString (options: { pattern?: string, maxLength?: number, description?: string } = {}) {
+  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
+}
+
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' })
+
+export const LinkSchema = Type.Object({
+  rel: Type.String({ description: '`self`, `edit`, a related resource, or an action name' }),
+  href: Type.String({ description: 'The URI in the API version that served this representation' }),
+  method: StringEnum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
+}, { description: 'A hypermedia link (spec section 2): follow `href` with `method`' })
+export type Link = Static<typeof LinkSchema>
+export const Links = Type.Array(LinkSchema)
+
+export function problemResponse (description: string) {
+  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } }
+}
+
+export const ConditionalHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'ETags the client holds: 304 when one is current' })),
+  'if-modified-since': Type.Optional(Type.String({ maxLength: 100, description: 'An HTTP date: 304 when nothing changed since' }))
+})
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(Type.String({ maxLength: 1000, description: 'The ETag the change is based on: 412 when the resource has changed since' }))
+})
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x21-\\x7E]+$',
+    description: 'A client-chosen key (printable ASCII, up to 255): a retry with the same key and body returns the first answer for 24 hours'
+  }))
+})
+
+export const ResourceHeaders = {
+  etag: { type: 'string', description: 'A strong validator of this representation' },
+  'last-modified': { type: 'string', description: 'When the resource last changed' }
+}
+
+export function withHeaders<T extends TSchema> (schema: T, description: string, extra: Record<string, unknown> = {}) {
+  return { description, content: { 'application/json': { schema } }, headers: { ...ResourceHeaders, ...extra } }
+}
+
+/** 400 with one entry per field, in the shape schema validation uses. */
+export function fieldProblem (issues: FieldIssue[]): Problem {
+  return new Problem(400, {
+    detail: 'The request body is invalid.',
+    code: 'ValidationFailed',
+    errors: issues.map(issue => ({ in: 'body', ...issue }))
+  })
+}
+
+export function notFound (): Problem {
+  return new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
+}
+
+export function preconditionFailed (): Problem {
+  return new Problem(412, { detail: 'The resource has changed since the ETag in If-Match; read it again and retry. Nothing was changed.', code: 'PreconditionFailed' })
+}
+
+/** Who acts: the token's subject, else its client. */
+export function actorOf (request: FastifyRequest): string {
+  return request.principal?.sub ?? request.principal?.clientId ?? 'anonymous'
+}
+
+export function setValidators (reply: FastifyReply, etag: string, lastModified: Date): FastifyReply {
+  return reply.header('etag', etag).header('last-modified', httpDate(lastModified))
+}
+
+/** Canonical JSON (keys sorted), so the same body sent with keys in another order is the same request. */
+function canonical (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map(key => [key, canonical((value as Record<string, unknown>)[key])]))
+  }
+  return value
+}
+
+export function fingerprint (version: string, body: unknown): string {
+  return createHash('sha256').update(version).update('\n').update(JSON.stringify(canonical(body ?? null))).digest('base64url')
+}
+
+export function laterOf (a: Date, b: Date | undefined): Date {
+  return b !== undefined && b > a ? b : a
+}
+
+/** Links in the version that serves the request. */
+export function hrefOf (request: FastifyRequest): (path: string) => string {
+  return path => request.apiHref(path)
+}

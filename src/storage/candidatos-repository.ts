@@ -1,0 +1,293 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import { jsonArrayFrom } from 'kysely/helpers/postgres'
+import type { Candidato, CandidatoFields, CandidatoStatus } from '../domain/candidato.js'
+import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type Move, type Refusal } from '../domain/candidato-actions.js'
+import type { VagaStatus } from '../domain/vaga.js'
+import { isUniqueViolation } from './errors.js'
+import { afterPosition, positionValue, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import type { Schema } from './schema.js'
+import type { Precondition, WriteOutcome } from './vagas-repository.js'
+
+export interface VagaSummary {
+  id: string
+  titulo: string
+  status: VagaStatus
+  versao: number
+  atualizadoEm: Date
+}
+
+export interface CandidatoRecord extends Candidato {
+  versao: number
+  /** The vaga the candidato is in, summarised. */
+  vaga: VagaSummary | null
+}
+
+export interface HistoricoEntry {
+  acao: CandidatoAction
+  metodo: ActionMethod
+  statusAnterior: CandidatoStatus
+  status: CandidatoStatus
+  vagaAnteriorId: string | null
+  vagaId: string | null
+  /** The `sub` of the token that performed the action. */
+  ator: string
+  em: Date
+}
+
+export interface CandidatoDetail extends CandidatoRecord {
+  historico: HistoricoEntry[]
+}
+
+export const CANDIDATO_SORT_FIELDS = ['criadoEm', 'atualizadoEm', 'nome', 'email'] as const
+export type CandidatoSortField = typeof CANDIDATO_SORT_FIELDS[number]
+
+export interface CandidatoFilter {
+  status?: CandidatoStatus
+  vagaId?: string
+  /** Start of the name or of the address, any case. */
+  q?: string
+}
+
+const SORT_COLUMNS: Record<CandidatoSortField, SortColumn> = {
+  criadoEm: { column: 'c.criado_em', kind: 'timestamp' },
+  atualizadoEm: { column: 'c.atualizado_em', kind: 'timestamp' },
+  nome: { column: 'c.nome', kind: 'text' },
+  email: { column: 'c.email', kind: 'text' }
+}
+
+/** Another candidato already has this address (in any case). */
+export class DuplicateEmailError extends Error {
+  override name = 'DuplicateEmailError'
+}
+
+export type MoveOutcome =
+  | WriteOutcome<CandidatoDetail>
+  | { outcome: 'refused', refusal: Refusal }
+  | { outcome: 'target-not-found', vagaId: string }
+
+export interface MoveRequest {
+  move: Move
+  /** The destination of candidatar and transferir. */
+  vagaId?: string
+  /** The `sub` of the caller, kept in the history. */
+  actor: string
+  precondition?: Precondition<CandidatoDetail>
+}
+
+type Executor = Kysely<Schema> | Transaction<Schema>
+
+function base (db: Executor) {
+  return db.selectFrom('candidatos as c')
+    .leftJoin('vagas as v', 'v.id', 'c.vaga_id')
+    .select([
+      'c.id', 'c.nome', 'c.email', 'c.status', 'c.vaga_id', 'c.transferido_de', 'c.criado_em', 'c.atualizado_em', 'c.versao',
+      'v.titulo as vaga_titulo', 'v.status as vaga_status', 'v.versao as vaga_versao', 'v.atualizado_em as vaga_atualizado_em'
+    ])
+}
+
+type Row = Awaited<ReturnType<ReturnType<typeof base>['executeTakeFirstOrThrow']>>
+
+function toRecord (row: Row): CandidatoRecord {
+  return {
+    id: row.id,
+    nome: row.nome,
+    email: row.email,
+    status: row.status,
+    vagaId: row.vaga_id,
+    transferidoDe: row.transferido_de,
+    criadoEm: row.criado_em,
+    atualizadoEm: row.atualizado_em,
+    versao: row.versao,
+    vaga: row.vaga_id === null || row.vaga_titulo === null || row.vaga_status === null || row.vaga_versao === null || row.vaga_atualizado_em === null
+      ? null
+      : { id: row.vaga_id, titulo: row.vaga_titulo, status: row.vaga_status, versao: row.vaga_versao, atualizadoEm: row.vaga_atualizado_em }
+  }
+}
+
+/** One candidato with its history, in one round trip. */
+function detailQuery (db: Executor, id: string) {
+  return base(db)
+    .select(eb => jsonArrayFrom(
+      eb.selectFrom('candidato_acoes as a')
+        .select(['a.acao', 'a.metodo', 'a.status_anterior', 'a.status_novo', 'a.vaga_anterior_id', 'a.vaga_id', 'a.ator', 'a.em'])
+        .whereRef('a.candidato_id', '=', 'c.id')
+        .orderBy('a.id')
+    ).as('historico'))
+    .where('c.id', '=', id)
+}
+
+type DetailRow = Row & { historico: Array<{ acao: CandidatoAction, metodo: ActionMethod, status_anterior: CandidatoStatus, status_novo: CandidatoStatus, vaga_anterior_id: string | null, vaga_id: string | null, ator: string, em: Date | string }> }
+
+function toDetail (row: DetailRow): CandidatoDetail {
+  return {
+    ...toRecord(row),
+    historico: row.historico.map(entry => ({
+      acao: entry.acao,
+      metodo: entry.metodo,
+      statusAnterior: entry.status_anterior,
+      status: entry.status_novo,
+      vagaAnteriorId: entry.vaga_anterior_id,
+      vagaId: entry.vaga_id,
+      ator: entry.ator,
+      em: new Date(entry.em)
+    }))
+  }
+}
+
+async function findDetail (db: Executor, id: string): Promise<CandidatoDetail | undefined> {
+  const row = await detailQuery(db, id).executeTakeFirst()
+  return row === undefined ? undefined : toDetail(row as DetailRow)
+}
+
+/** The current candidato with its history, its row locked until the transaction ends. */
+async function lockDetail (trx: Transaction<Schema>, id: string): Promise<CandidatoDetail | undefined> {
+  const row = await detailQuery(trx, id).forUpdate('c').executeTakeFirst()
+  return row === undefined ? undefined : toDetail(row as DetailRow)
+}
+
+async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (isUniqueViolation(error, 'candidatos_email_unique')) throw new DuplicateEmailError('Another candidato has this e-mail address.')
+    throw error
+  }
+}
+
+export function createCandidatosRepository (db: Kysely<Schema>) {
+  return {
+    findById: (id: string) => findDetail(db, id),
+
+    async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
+      const filtered = (query: ReturnType<typeof base>) => {
+        const { status, vagaId, q } = request.filter
+        if (status !== undefined) query = query.where('c.status', '=', status)
+        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', vagaId)
+        if (q !== undefined) {
+          const pattern = prefixPattern(q)
+          query = query.where(eb => eb.or([
+            eb(sql<string>`lower(c.nome)`, 'like', pattern),
+            eb(sql<string>`lower(c.email)`, 'like', pattern)
+          ]))
+        }
+        return query
+      }
+      const columns = request.sort.map(key => SORT_COLUMNS[key.field])
+      const directions = request.sort.map(key => key.direction)
+      let query = filtered(base(db))
+      const page = request.page
+      if (page.kind === 'cursor' && page.after !== undefined) {
+        const after = page.after
+        query = query.where(eb => afterPosition(eb, columns, directions, 'c.id', after))
+      }
+      for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
+      query = query.orderBy('c.id', 'asc').limit(request.limit + 1)
+      if (page.kind === 'offset') query = query.offset(page.offset)
+
+      const counting = page.kind === 'offset'
+        ? filtered(base(db)).clearSelect().select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
+        : undefined
+      const [rows, total] = await Promise.all([query.execute(), counting])
+      const items = rows.slice(0, request.limit).map(toRecord)
+      const last = items.at(-1)
+      const more = rows.length > request.limit && last !== undefined
+      return {
+        items,
+        ...(total !== undefined && { total }),
+        ...(more && { next: { values: request.sort.map(key => positionValue(last[key.field])), id: last.id } })
+      }
+    },
+
+    /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
+    async create (fields: CandidatoFields): Promise<CandidatoDetail> {
+      return await duplicateEmailAware(async () => {
+        const row = await db.insertInto('candidatos').values({ ...fields, status: 'cadastrado' }).returningAll().executeTakeFirstOrThrow()
+        return {
+          id: row.id,
+          nome: row.nome,
+          email: row.email,
+          status: row.status,
+          vagaId: row.vaga_id,
+          transferidoDe: row.transferido_de,
+          criadoEm: row.criado_em,
+          atualizadoEm: row.atualizado_em,
+          versao: row.versao,
+          vaga: null,
+          historico: []
+        }
+      })
+    },
+
+    /** Replaces or patches name and address, when the precondition holds. Throws DuplicateEmailError. */
+    async update (id: string, changes: Partial<CandidatoFields>, precondition?: Precondition<CandidatoDetail>): Promise<WriteOutcome<CandidatoDetail>> {
+      return await duplicateEmailAware(() => db.transaction().execute(async trx => {
+        const current = await lockDetail(trx, id)
+        if (current === undefined) return { outcome: 'not-found' }
+        if (precondition !== undefined && !precondition(current)) return { outcome: 'precondition-failed' }
+        await trx.updateTable('candidatos')
+          .set({ ...changes, atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
+          .where('id', '=', id)
+          .execute()
+        return { outcome: 'ok', value: (await findDetail(trx, id))! }
+      }))
+    },
+
+    async remove (id: string, precondition?: Precondition<CandidatoDetail>): Promise<{ outcome: 'ok' | 'not-found' | 'precondition-failed' }> {
+      return await db.transaction().execute(async trx => {
+        const current = await lockDetail(trx, id)
+        if (current === undefined) return { outcome: 'not-found' }
+        if (precondition !== undefined && !precondition(current)) return { outcome: 'precondition-failed' }
+        await trx.deleteFrom('candidatos').where('id', '=', id).execute()
+        return { outcome: 'ok' }
+      })
+    },
+
+    /**
+     * Performs or cancels an action as one transaction: the candidato row is locked, the state machine
+     * decides on what is stored, and the change and its history entry are written together. Concurrent
+     * actions on one candidato therefore queue, and each decides on the state the previous one left.
+     */
+    async applyMove (id: string, request: MoveRequest): Promise<MoveOutcome> {
+      return await db.transaction().execute(async trx => {
+        const current = await lockDetail(trx, id)
+        if (current === undefined) return { outcome: 'not-found' }
+        if (request.precondition !== undefined && !request.precondition(current)) return { outcome: 'precondition-failed' }
+        let target: { id: string, status: VagaStatus } | undefined
+        if (needsTargetVaga(request.move)) {
+          const vagaId = request.vagaId
+          if (vagaId === undefined) throw new TypeError(`${request.move.action} needs a vagaId`)
+          // Shared lock: the vaga can neither close nor disappear until this transaction ends.
+          target = await trx.selectFrom('vagas').select(['id', 'status']).where('id', '=', vagaId).forShare().executeTakeFirst()
+          if (target === undefined) return { outcome: 'target-not-found', vagaId }
+        }
+        const decision = decide(current, request.move, target)
+        if (!decision.allowed) return { outcome: 'refused', refusal: decision.refusal }
+        const next = decision.next
+        await trx.updateTable('candidatos')
+          .set({
+            status: next.status,
+            vaga_id: next.vagaId,
+            transferido_de: next.transferidoDe,
+            atualizado_em: sql<Date>`now()`,
+            versao: sql<number>`versao + 1`
+          })
+          .where('id', '=', id)
+          .where('status', '=', current.status)
+          .execute()
+        await trx.insertInto('candidato_acoes').values({
+          candidato_id: id,
+          acao: request.move.action,
+          metodo: request.move.method,
+          status_anterior: current.status,
+          status_novo: next.status,
+          vaga_anterior_id: current.vagaId,
+          vaga_id: next.vagaId,
+          ator: request.actor
+        }).execute()
+        return { outcome: 'ok', value: (await findDetail(trx, id))! }
+      })
+    }
+  }
+}
+
+export type CandidatosRepository = ReturnType<typeof createCandidatosRepository>

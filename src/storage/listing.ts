@@ -1,0 +1,87 @@
+// Collections: sorting, filtering and both ways of paging, shared by the repositories.
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+
+export type SortDirection = 'asc' | 'desc'
+
+export interface SortKey<F extends string = string> {
+  field: F
+  direction: SortDirection
+}
+
+/** Where the previous page ended: the sort values of its last item, then its id. */
+export interface Position {
+  values: unknown[]
+  id: string
+}
+
+export type Page =
+  | { kind: 'offset', offset: number }
+  | { kind: 'cursor', after?: Position }
+
+export interface ListRequest<F extends string, Filter> {
+  filter: Filter
+  /** Sort keys in order; the id breaks ties so every order is total. */
+  sort: Array<SortKey<F>>
+  limit: number
+  page: Page
+}
+
+export interface ListResult<T> {
+  items: T[]
+  /** Offset paging only: how many items match the filter. */
+  total?: number
+  /** Where the next page starts, when there is one. */
+  next?: Position
+}
+
+/** A cursor whose values do not fit the sort it is used with. */
+export class InvalidPositionError extends Error {
+  override name = 'InvalidPositionError'
+}
+
+export type ColumnKind = 'text' | 'timestamp'
+
+export interface SortColumn {
+  column: string
+  kind: ColumnKind
+}
+
+/** The value of a sort column as it travels in a cursor: text as is, timestamps as ISO strings. */
+export function positionValue (value: unknown): unknown {
+  return value instanceof Date ? value.toISOString() : value
+}
+
+function decode (value: unknown, kind: ColumnKind): string | Date {
+  if (typeof value !== 'string' || value.includes('\u0000')) throw new InvalidPositionError('cursor value is not a string PostgreSQL can hold')
+  if (kind === 'text') return value
+  const date = new Date(value)
+  if (Number.isNaN(date.getTime()) || date.toISOString() !== value) throw new InvalidPositionError('cursor value is not a timestamp')
+  return date
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * The keyset condition "after this position" for a sort with mixed directions:
+ * (a > x) or (a = x and b < y) or (a = x and b = y and id > z), each comparison bound as a parameter.
+ */
+export function afterPosition (eb: ExpressionBuilder<any, any>, columns: SortColumn[], directions: SortDirection[], idColumn: string, position: Position): Expression<SqlBool> {
+  if (position.values.length !== columns.length || typeof position.id !== 'string' || !UUID.test(position.id)) {
+    throw new InvalidPositionError('cursor does not fit the sort')
+  }
+  const values = columns.map((column, i) => decode(position.values[i], column.kind))
+  const branches: Array<Expression<SqlBool>> = []
+  for (let i = 0; i <= columns.length; i++) {
+    const equal = columns.slice(0, i).map((column, j) => eb(eb.ref(column.column), '=', values[j]))
+    const last = i === columns.length
+      ? eb(eb.ref(idColumn), '>', position.id)
+      : eb(eb.ref(columns[i]!.column), directions[i] === 'asc' ? '>' : '<', values[i])
+    branches.push(eb.and([...equal, last]))
+  }
+  return eb.or(branches)
+}
+
+/** `value%` for LIKE with the client's %, _ and \ taken literally. */
+export function prefixPattern (value: string): string {
+  return `${value.toLowerCase().replace(/[\\%_]/g, char => `\\${char}`)}%`
+}

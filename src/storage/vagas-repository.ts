@@ -1,0 +1,143 @@
+import { sql, type Kysely, type Selectable } from 'kysely'
+import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
+import { isForeignKeyViolation } from './errors.js'
+import { afterPosition, positionValue, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import type { Schema, VagasTable } from './schema.js'
+
+export interface VagaRecord extends Vaga {
+  /** Grows by one on every change. */
+  versao: number
+}
+
+export const VAGA_SORT_FIELDS = ['criadoEm', 'atualizadoEm', 'titulo'] as const
+export type VagaSortField = typeof VAGA_SORT_FIELDS[number]
+
+export interface VagaFilter {
+  status?: VagaStatus
+  /** Start of the title, any case. */
+  q?: string
+}
+
+const SORT_COLUMNS: Record<VagaSortField, SortColumn> = {
+  criadoEm: { column: 'criado_em', kind: 'timestamp' },
+  atualizadoEm: { column: 'atualizado_em', kind: 'timestamp' },
+  titulo: { column: 'titulo', kind: 'text' }
+}
+
+/** Decides, against the current state read under lock, whether a conditional write may go ahead. */
+export type Precondition<T> = (current: T) => boolean
+
+export type WriteOutcome<T> =
+  | { outcome: 'ok', value: T }
+  | { outcome: 'not-found' }
+  | { outcome: 'precondition-failed' }
+
+export type RemoveVagaOutcome = { outcome: 'ok' | 'not-found' | 'precondition-failed' | 'has-candidatos' }
+
+function toRecord (row: Selectable<VagasTable>): VagaRecord {
+  return {
+    id: row.id,
+    titulo: row.titulo,
+    descricao: row.descricao,
+    status: row.status,
+    criadoEm: row.criado_em,
+    atualizadoEm: row.atualizado_em,
+    versao: row.versao
+  }
+}
+
+export function createVagasRepository (db: Kysely<Schema>) {
+  function where (filter: VagaFilter) {
+    let query = db.selectFrom('vagas')
+    if (filter.status !== undefined) query = query.where('status', '=', filter.status)
+    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', prefixPattern(filter.q))
+    return query
+  }
+
+  return {
+    async findById (id: string): Promise<VagaRecord | undefined> {
+      const row = await db.selectFrom('vagas').selectAll().where('id', '=', id).executeTakeFirst()
+      return row === undefined ? undefined : toRecord(row)
+    },
+
+    async exists (id: string): Promise<boolean> {
+      const row = await db.selectFrom('vagas').select('id').where('id', '=', id).executeTakeFirst()
+      return row !== undefined
+    },
+
+    async list (request: ListRequest<VagaSortField, VagaFilter>): Promise<ListResult<VagaRecord>> {
+      const columns = request.sort.map(key => SORT_COLUMNS[key.field])
+      const directions = request.sort.map(key => key.direction)
+      let query = where(request.filter).selectAll()
+      const page = request.page
+      if (page.kind === 'cursor' && page.after !== undefined) {
+        const after = page.after
+        query = query.where(eb => afterPosition(eb, columns, directions, 'id', after))
+      }
+      for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
+      query = query.orderBy('id', 'asc').limit(request.limit + 1)
+      if (page.kind === 'offset') query = query.offset(page.offset)
+
+      const [rows, total] = await Promise.all([
+        query.execute(),
+        page.kind === 'offset'
+          ? where(request.filter).select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
+          : undefined
+      ])
+      const items = rows.slice(0, request.limit).map(toRecord)
+      const last = items.at(-1)
+      const more = rows.length > request.limit && last !== undefined
+      return {
+        items,
+        ...(total !== undefined && { total }),
+        ...(more && { next: { values: request.sort.map(key => positionValue(last[key.field])), id: last.id } })
+      }
+    },
+
+    async create (fields: VagaFields): Promise<VagaRecord> {
+      const row = await db.insertInto('vagas').values(fields).returningAll().executeTakeFirstOrThrow()
+      return toRecord(row)
+    },
+
+    /** Replaces or patches the given fields, when the precondition (If-Match) holds. */
+    async update (id: string, changes: Partial<VagaFields>, precondition?: Precondition<VagaRecord>): Promise<WriteOutcome<VagaRecord>> {
+      return await db.transaction().execute(async trx => {
+        const current = await trx.selectFrom('vagas').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+        if (current === undefined) return { outcome: 'not-found' }
+        if (precondition !== undefined && !precondition(toRecord(current))) return { outcome: 'precondition-failed' }
+        const row = await trx.updateTable('vagas')
+          .set({ ...changes, atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+        return { outcome: 'ok', value: toRecord(row) }
+      })
+    },
+
+    /** Removes a vaga that no candidato is in; candidatos who came from it can no longer go back. */
+    async remove (id: string, precondition?: Precondition<VagaRecord>): Promise<RemoveVagaOutcome> {
+      try {
+        return await db.transaction().execute(async trx => {
+          const current = await trx.selectFrom('vagas').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+          if (current === undefined) return { outcome: 'not-found' }
+          if (precondition !== undefined && !precondition(toRecord(current))) return { outcome: 'precondition-failed' }
+          const occupied = await trx.selectFrom('candidatos').select('id').where('vaga_id', '=', id).limit(1).executeTakeFirst()
+          if (occupied !== undefined) return { outcome: 'has-candidatos' }
+          // The cancel-transfer link of those candidatos disappears: their representation changes.
+          await trx.updateTable('candidatos')
+            .set({ transferido_de: null, atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
+            .where('transferido_de', '=', id)
+            .execute()
+          await trx.deleteFrom('vagas').where('id', '=', id).execute()
+          return { outcome: 'ok' }
+        })
+      } catch (error) {
+        // A candidato applied between the check and the delete: the foreign key keeps the rule.
+        if (isForeignKeyViolation(error)) return { outcome: 'has-candidatos' }
+        throw error
+      }
+    }
+  }
+}
+
+export type VagasRepository = ReturnType<typeof createVagasRepository>

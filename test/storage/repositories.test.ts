@@ -1,0 +1,245 @@
+import t, { type Test } from 'tap'
+import { sql, type Kysely } from 'kysely'
+import type { Schema } from '../../src/storage/schema.js'
+import { createCandidatosRepository, DuplicateEmailError } from '../../src/storage/candidatos-repository.js'
+import { createIdempotencyRepository } from '../../src/storage/idempotency-repository.js'
+import { InvalidPositionError } from '../../src/storage/listing.js'
+import { createVagasRepository } from '../../src/storage/vagas-repository.js'
+import { migratedDatabase, type Backend } from '../support/database.js'
+
+const POST = 'POST' as const
+const DELETE = 'DELETE' as const
+
+async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
+  const vagas = createVagasRepository(db)
+  const candidatos = createCandidatosRepository(db)
+
+  t.test('vagas: create, read, update with a precondition, list', async t => {
+    const created = await vagas.create({ titulo: 'Backend', descricao: null, status: 'aberta' })
+    t.match(created, { titulo: 'Backend', descricao: null, status: 'aberta', versao: 1 })
+    t.match(created.id, /^[0-9a-f-]{36}$/)
+    t.same(await vagas.findById(created.id), created)
+    t.equal(await vagas.findById('00000000-0000-4000-8000-000000000000'), undefined)
+
+    t.same(await vagas.update(created.id, { titulo: 'Outro' }, current => current.versao === 7), { outcome: 'precondition-failed' })
+    t.equal((await vagas.findById(created.id))?.titulo, 'Backend', 'a failed precondition changes nothing')
+    const updated = await vagas.update(created.id, { descricao: 'Node.js' }, current => current.versao === 1)
+    t.match(updated, { outcome: 'ok', value: { titulo: 'Backend', descricao: 'Node.js', versao: 2 } })
+    t.same(await vagas.update('00000000-0000-4000-8000-000000000000', { titulo: 'x' }), { outcome: 'not-found' })
+  })
+
+  t.test('candidatos: unique address in any case, partial updates', async t => {
+    const ana = await candidatos.create({ nome: 'Ana', email: 'Ana@Example.com' })
+    t.match(ana, { status: 'cadastrado', vagaId: null, vaga: null, historico: [], versao: 1 })
+    await t.rejects(candidatos.create({ nome: 'Outra Ana', email: 'ana@example.COM' }), DuplicateEmailError)
+    const bia = await candidatos.create({ nome: 'Bia', email: 'bia@example.com' })
+    await t.rejects(candidatos.update(bia.id, { email: 'ANA@example.com' }), DuplicateEmailError)
+    t.equal((await candidatos.findById(bia.id))?.email, 'bia@example.com')
+    t.match(await candidatos.update(bia.id, { nome: 'Beatriz' }), { outcome: 'ok', value: { nome: 'Beatriz', email: 'bia@example.com', versao: 2 } })
+    t.same(await candidatos.remove(bia.id, current => current.versao === 1), { outcome: 'precondition-failed' })
+    t.same(await candidatos.remove(bia.id), { outcome: 'ok' })
+    t.same(await candidatos.remove(bia.id), { outcome: 'not-found' })
+  })
+
+  t.test('actions: every transition writes state and history together', async t => {
+    const a = await vagas.create({ titulo: 'A', descricao: null, status: 'aberta' })
+    const b = await vagas.create({ titulo: 'B', descricao: null, status: 'aberta' })
+    const fechada = await vagas.create({ titulo: 'F', descricao: null, status: 'fechada' })
+    const c = await candidatos.create({ nome: 'Caio', email: 'caio@example.com' })
+
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: POST }, actor: 'u1' }),
+      { outcome: 'refused', refusal: { code: 'ActionNotAllowed', currentStatus: 'cadastrado', allowedActions: [{ action: 'candidatar', method: 'POST' }] } })
+    t.same(await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: '00000000-0000-4000-8000-000000000000', actor: 'u1' }),
+      { outcome: 'target-not-found', vagaId: '00000000-0000-4000-8000-000000000000' })
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: fechada.id, actor: 'u1' }),
+      { outcome: 'refused', refusal: { code: 'VagaFechada' } })
+
+    const applied = await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: a.id, actor: 'u1' })
+    t.match(applied, { outcome: 'ok', value: { status: 'inscrito', vagaId: a.id, vaga: { id: a.id, titulo: 'A', status: 'aberta' }, versao: 2 } })
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'transferir', method: POST }, vagaId: b.id, actor: 'u2' }),
+      { outcome: 'ok', value: { status: 'inscrito', vagaId: b.id, transferidoDe: a.id } })
+    t.same(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: POST }, actor: 'u2', precondition: current => current.versao === 1 }),
+      { outcome: 'precondition-failed' })
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: POST }, actor: 'u3' }), { outcome: 'ok', value: { status: 'aprovado' } })
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: DELETE }, actor: 'u3' }), { outcome: 'ok', value: { status: 'inscrito' } })
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'reprovar', method: POST }, actor: 'u3' }), { outcome: 'ok', value: { status: 'reprovado' } })
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'reprovar', method: DELETE }, actor: 'u3' }), { outcome: 'ok', value: { status: 'inscrito' } })
+    const back = await candidatos.applyMove(c.id, { move: { action: 'transferir', method: DELETE }, actor: 'u4' })
+    t.match(back, { outcome: 'ok', value: { status: 'inscrito', vagaId: a.id, transferidoDe: null, versao: 8 } })
+
+    const detail = await candidatos.findById(c.id)
+    t.same(detail?.historico.map(h => [h.acao, h.metodo, h.statusAnterior, h.status, h.vagaAnteriorId, h.vagaId, h.ator]), [
+      ['candidatar', 'POST', 'cadastrado', 'inscrito', null, a.id, 'u1'],
+      ['transferir', 'POST', 'inscrito', 'inscrito', a.id, b.id, 'u2'],
+      ['aprovar', 'POST', 'inscrito', 'aprovado', b.id, b.id, 'u3'],
+      ['aprovar', 'DELETE', 'aprovado', 'inscrito', b.id, b.id, 'u3'],
+      ['reprovar', 'POST', 'inscrito', 'reprovado', b.id, b.id, 'u3'],
+      ['reprovar', 'DELETE', 'reprovado', 'inscrito', b.id, b.id, 'u3'],
+      ['transferir', 'DELETE', 'inscrito', 'inscrito', b.id, a.id, 'u4']
+    ], 'the history names who did what, in order')
+    t.ok(detail?.historico.every(h => h.em instanceof Date && !Number.isNaN(h.em.getTime())))
+
+    t.same(await vagas.remove(a.id), { outcome: 'has-candidatos' }, 'a vaga with candidatos stays')
+    t.ok(await vagas.findById(a.id))
+  })
+
+  t.test('deleting a vaga a candidato was transferred from ends the way back', async t => {
+    const a = await vagas.create({ titulo: 'Origem', descricao: null, status: 'aberta' })
+    const b = await vagas.create({ titulo: 'Destino', descricao: null, status: 'aberta' })
+    const c = await candidatos.create({ nome: 'Davi', email: 'davi@example.com' })
+    await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: a.id, actor: 'u' })
+    await candidatos.applyMove(c.id, { move: { action: 'transferir', method: POST }, vagaId: b.id, actor: 'u' })
+    t.same(await vagas.remove(a.id, current => current.versao === 99), { outcome: 'precondition-failed' })
+    t.same(await vagas.remove(a.id), { outcome: 'ok' })
+    t.same(await vagas.remove(a.id), { outcome: 'not-found' })
+    const after = await candidatos.findById(c.id)
+    t.match(after, { vagaId: b.id, transferidoDe: null, versao: 4 }, 'the candidato changed, so its version did')
+    t.match(await candidatos.applyMove(c.id, { move: { action: 'transferir', method: DELETE }, actor: 'u' }), { outcome: 'refused' })
+  })
+
+  t.test('lists: filters, sorts, offset and keyset paging agree', async t => {
+    await db.deleteFrom('candidatos').execute() // this test counts every row
+    const vaga = await vagas.create({ titulo: 'Lista', descricao: null, status: 'aberta' })
+    const names = ['maria', 'Mário', 'ana', 'Ana Paula', 'bruno', 'beto', 'carla', "o'neil; drop table candidatos; --", '100%_ana']
+    const ids: string[] = []
+    for (const [i, nome] of names.entries()) {
+      const created = await candidatos.create({ nome, email: `lista${i}@example.com` })
+      ids.push(created.id)
+      if (i % 2 === 0) await candidatos.applyMove(created.id, { move: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
+    }
+    const inVaga = await candidatos.list({ filter: { vagaId: vaga.id }, sort: [{ field: 'nome', direction: 'asc' }], limit: 100, page: { kind: 'offset', offset: 0 } })
+    t.equal(inVaga.total, 5)
+    t.ok(inVaga.items.every(item => item.vagaId === vaga.id && item.status === 'inscrito'))
+    const { rows: expectedInVaga } = await sql<{ id: string }>`select id from candidatos where vaga_id = ${vaga.id} order by nome, id`.execute(db)
+    t.same(inVaga.items.map(i => i.id), expectedInVaga.map(r => r.id), 'sorted by nome')
+
+    const q = await candidatos.list({ filter: { q: 'ANA' }, sort: [{ field: 'nome', direction: 'asc' }], limit: 100, page: { kind: 'offset', offset: 0 } })
+    t.same(q.items.map(i => i.nome).sort(), ['Ana Paula', 'ana'].sort(), 'q matches the start of the name in any case')
+    const literal = await candidatos.list({ filter: { q: '100%_' }, sort: [{ field: 'nome', direction: 'asc' }], limit: 100, page: { kind: 'offset', offset: 0 } })
+    t.same(literal.items.map(i => i.nome), ['100%_ana'], '% and _ are literal')
+    const wildcard = await candidatos.list({ filter: { q: '%' }, sort: [{ field: 'nome', direction: 'asc' }], limit: 100, page: { kind: 'offset', offset: 0 } })
+    t.same(wildcard.items, [], 'a lone % matches nothing')
+    t.equal((await candidatos.list({ filter: { q: "o'neil; drop" }, sort: [], limit: 5, page: { kind: 'offset', offset: 0 } })).total, 1)
+    t.equal((await candidatos.list({ filter: { q: 'lista3@' }, sort: [], limit: 5, page: { kind: 'offset', offset: 0 } })).total, 1, 'q matches the start of the address')
+
+    // Every sort, both ways, walked in pages of 2 by cursor and by offset, gives the same order as one big page.
+    for (const sort of [
+      [{ field: 'nome' as const, direction: 'asc' as const }],
+      [{ field: 'criadoEm' as const, direction: 'desc' as const }, { field: 'nome' as const, direction: 'asc' as const }],
+      [{ field: 'email' as const, direction: 'desc' as const }],
+      [{ field: 'atualizadoEm' as const, direction: 'asc' as const }]
+    ]) {
+      const filter = { status: 'cadastrado' as const }
+      const all = await candidatos.list({ filter, sort, limit: 100, page: { kind: 'offset', offset: 0 } })
+      t.equal(all.items.length, 4)
+      const byCursor: string[] = []
+      let after
+      for (let guard = 0; guard < 10; guard++) {
+        const page = await candidatos.list({ filter, sort, limit: 2, page: { kind: 'cursor', after } })
+        byCursor.push(...page.items.map(i => i.id))
+        after = page.next
+        if (after === undefined) break
+      }
+      const byOffset: string[] = []
+      for (let offset = 0; offset < 10; offset += 2) {
+        const page = await candidatos.list({ filter, sort, limit: 2, page: { kind: 'offset', offset } })
+        t.equal(page.total, 4)
+        byOffset.push(...page.items.map(i => i.id))
+        if (page.next === undefined) break
+      }
+      t.same(byCursor, all.items.map(i => i.id), `cursor paging by ${JSON.stringify(sort)}`)
+      t.same(byOffset, all.items.map(i => i.id), `offset paging by ${JSON.stringify(sort)}`)
+    }
+    const sortedNames = (await candidatos.list({ filter: {}, sort: [{ field: 'nome', direction: 'desc' }], limit: 100, page: { kind: 'offset', offset: 0 } })).items.map(i => i.nome)
+    const { rows } = await sql<{ nome: string }>`select nome from candidatos order by nome desc, id`.execute(db)
+    t.same(sortedNames, rows.map(r => r.nome), 'the order is the database order')
+
+    await t.rejects(candidatos.list({ filter: {}, sort: [{ field: 'criadoEm', direction: 'asc' }], limit: 2, page: { kind: 'cursor', after: { values: ['not a date'], id: ids[0]! } } }), InvalidPositionError)
+    await t.rejects(candidatos.list({ filter: {}, sort: [{ field: 'nome', direction: 'asc' }], limit: 2, page: { kind: 'cursor', after: { values: [1], id: ids[0]! } } }), InvalidPositionError)
+    await t.rejects(candidatos.list({ filter: {}, sort: [], limit: 2, page: { kind: 'cursor', after: { values: ['x'], id: ids[0]! } } }), InvalidPositionError)
+
+    const vagaList = await vagas.list({ filter: { status: 'aberta', q: 'lis' }, sort: [{ field: 'titulo', direction: 'asc' }], limit: 1, page: { kind: 'cursor' } })
+    t.same(vagaList.items.map(v => v.titulo), ['Lista'])
+    t.equal(vagaList.next, undefined)
+  })
+
+  t.test('idempotency: one effect per key, replay, mismatch', async t => {
+    const idempotency = createIdempotencyRepository(db)
+    let runs = 0
+    const work = async (trx: Parameters<Parameters<typeof idempotency.run>[1]>[0]) => {
+      runs++
+      const vaga = await createVagasRepository(trx).create({ titulo: 'Idempotente', descricao: null, status: 'aberta' })
+      return { statusCode: 201, headers: { location: `/api/v1/vagas/${vaga.id}` }, body: JSON.stringify({ id: vaga.id }) }
+    }
+    const request = { scope: 'u1 POST /vagas', key: 'k-1', fingerprint: 'f1' }
+    const results = await Promise.all([idempotency.run(request, work), idempotency.run(request, work), idempotency.run(request, work)])
+    t.equal(runs, 1, 'the work ran once, even for concurrent retries')
+    t.equal(results.filter(r => r.outcome === 'first').length, 1)
+    t.equal(results.filter(r => r.outcome === 'replayed').length, 2)
+    const bodies = new Set(results.map(r => r.outcome === 'mismatch' ? '' : r.response.body))
+    t.equal(bodies.size, 1, 'every caller got the same response')
+    t.same(await idempotency.run({ ...request, fingerprint: 'f2' }, work), { outcome: 'mismatch' })
+    t.match(await idempotency.run({ ...request, scope: 'u2 POST /vagas' }, work), { outcome: 'first' }, 'keys are per caller')
+    const count = await db.selectFrom('vagas').select(eb => eb.fn.countAll<number>().as('n')).where('titulo', '=', 'Idempotente').executeTakeFirstOrThrow()
+    t.equal(Number(count.n), 2)
+
+    // A failed first attempt leaves nothing behind: the retry runs again.
+    const failing = { scope: 'u1 POST /vagas', key: 'k-fail', fingerprint: 'f' }
+    await t.rejects(idempotency.run(failing, async () => { throw new Error('boom') }))
+    t.match(await idempotency.run(failing, work), { outcome: 'first' })
+
+    // After 24 hours a key is forgotten.
+    await sql`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'k-1' and scope = 'u1 POST /vagas'`.execute(db)
+    t.match(await idempotency.run(request, work), { outcome: 'first' }, 'an expired key runs again')
+    await sql`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'k-fail'`.execute(db)
+    t.equal(await idempotency.purgeExpired(), 1)
+  })
+}
+
+for (const backend of ['pglite', 'postgres'] as Backend[]) {
+  t.test(`repositories on ${backend}`, async t => {
+    const db = await migratedDatabase(t, backend)
+    if (db === undefined) return
+    await repositorySuite(t, db)
+  })
+}
+
+t.test('concurrent aprovar and reprovar on real PostgreSQL: exactly one wins, nothing is lost', async t => {
+  const db = await migratedDatabase(t, 'postgres')
+  if (db === undefined) return
+  const vagas = createVagasRepository(db)
+  const candidatos = createCandidatosRepository(db)
+  const vaga = await vagas.create({ titulo: 'Disputada', descricao: null, status: 'aberta' })
+  for (let round = 0; round < 10; round++) {
+    const c = await candidatos.create({ nome: `Concorrente ${round}`, email: `concorrente${round}@example.com` })
+    await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'setup' })
+    const moves = Array.from({ length: 8 }, (_, i) => ({ action: i % 2 === 0 ? 'aprovar' as const : 'reprovar' as const, method: POST }))
+    const outcomes = await Promise.all(moves.map((move, i) => candidatos.applyMove(c.id, { move, actor: `racer-${i}` })))
+    const winners = outcomes.filter(o => o.outcome === 'ok')
+    t.equal(winners.length, 1, `round ${round}: one success`)
+    t.equal(outcomes.filter(o => o.outcome === 'refused').length, 7, 'the rest are refused')
+    const final = await candidatos.findById(c.id)
+    const winner = winners[0]!.outcome === 'ok' ? winners[0]!.value : undefined
+    t.equal(final?.status, winner?.status, 'the stored state is the winner\'s')
+    t.equal(final?.historico.length, 2, 'one history entry for the application, one for the winner')
+    t.equal(final?.versao, 3)
+  }
+})
+
+t.test('seed: demonstration data in every state, readable through the repositories', async t => {
+  const db = await migratedDatabase(t, 'pglite')
+  if (db === undefined) return
+  const { seed } = await import('../../src/storage/seed.js')
+  const result = await seed(db, { vagas: 3, candidatos: 1001 })
+  t.equal(result.vagaIds.length, 3)
+  const candidatos = createCandidatosRepository(db)
+  const sample = await candidatos.findById(result.sampleCandidatoId)
+  t.match(sample, { status: 'inscrito', vagaId: result.vagaIds[0] })
+  const page = await candidatos.list({ filter: { status: 'inscrito', vagaId: result.vagaIds[0] }, sort: [{ field: 'criadoEm', direction: 'desc' }], limit: 20, page: { kind: 'offset', offset: 0 } })
+  t.equal(page.items.length, 20)
+  t.ok(page.total! > 20)
+  const all = await candidatos.list({ filter: {}, sort: [], limit: 1, page: { kind: 'offset', offset: 0 } })
+  t.equal(all.total, 1001)
+  await seed(db, { vagas: 1, candidatos: 1 })
+  t.equal((await candidatos.list({ filter: {}, sort: [], limit: 1, page: { kind: 'offset', offset: 0 } })).total, 1002, 'seeding twice adds, never collides')
+})
