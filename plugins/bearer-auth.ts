@@ -3,16 +3,19 @@ import fastifyAuth from '@fastify/auth'
 import formbody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preValidationHookHandler } from 'fastify'
 import { insufficientScopeProblem, invalidRequestProblem, invalidTokenProblem, missingTokenProblem, type ChallengeSettings } from '../src/auth/challenge.js'
-import { audienceList } from '../src/auth/claims.js'
+import { buildTokenVerifier } from '../src/auth/build-verifier.js'
+import { createMemoryDenyList, createRedisDenyList, type DenyList } from '../src/auth/deny-list.js'
 import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError } from '../src/auth/errors.js'
-import { createJwtVerifier } from '../src/auth/jwt-verifier.js'
-import { resolveKeySource } from '../src/auth/key-source.js'
 import type { Principal } from '../src/auth/principal.js'
+import { securityRequirement } from '../src/auth/openapi-security.js'
+import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
 import { extractToken, type TokenSource } from '../src/auth/token-extraction.js'
-import { createTokenVerifier, type TokenVerifier } from '../src/auth/token-verifier.js'
+import { tokenTransportIsSafe } from '../src/auth/transport.js'
 import { Problem } from '../src/http/problem.js'
 
 import '../src/http/route-config.js'
+// Brings in the `security` member of route schemas.
+import type {} from '@fastify/swagger'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +29,8 @@ declare module 'fastify' {
     requireScopes: (...scopes: string[]) => preValidationHookHandler
     /** Every scope some route declares, for the protected-resource metadata and the documents. */
     declaredScopes: ReadonlySet<string>
+    /** Revoked token ids: in Redis when REDIS_URL is set, else in this process. */
+    tokenDenyList: DenyList
   }
 }
 
@@ -56,17 +61,22 @@ const noStoreForQueryTokens: onSendHookHandler = async (request, reply, payload)
 
 async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   const { config } = fastify
-  const settings: ChallengeSettings = { realm: config.AUTH_REALM }
+  const settings: ChallengeSettings = {
+    realm: config.AUTH_REALM,
+    resourceMetadata: config.AUTH_RESOURCE_URL === undefined ? undefined : protectedResourceMetadataUrl(config.AUTH_RESOURCE_URL)
+  }
 
-  const keys = resolveKeySource(config)
+  const denyList = fastify.redis === null ? createMemoryDenyList() : createRedisDenyList(fastify.redis)
+  fastify.decorate('tokenDenyList', denyList)
+
+  const { verify: verifyToken, keys } = buildTokenVerifier(config, {
+    denyList,
+    onDependencyError: (what, error) => fastify.log.warn({ dependency: what, cause: error.message }, 'token check dependency failed')
+  })
   if (keys.kind === 'development') {
     fastify.log.warn({ keyFile: keys.path, created: keys.created },
-      'development mode: tokens are verified with a local development key; set AUTH_JWT_SECRET, AUTH_PUBLIC_KEY_FILE or AUTH_JWKS_URL for real use')
+      'development mode: tokens are verified with a local development key (npm run token prints one); set AUTH_JWT_SECRET, AUTH_PUBLIC_KEY_FILE, AUTH_JWKS_URL or AUTH_INTROSPECTION_URL for real use')
   }
-  const verifyToken: TokenVerifier = createTokenVerifier({
-    verifyJwt: createJwtVerifier({ key: keys.key, algorithms: keys.algorithms, clockTolerance: config.AUTH_CLOCK_TOLERANCE }),
-    rules: { issuer: config.AUTH_ISSUER, audiences: audienceList(config.AUTH_AUDIENCE) }
-  })
 
   // The form-body token source needs form bodies parsed (RFC 6750 section 2.2).
   if (!fastify.hasContentTypeParser('application/x-www-form-urlencoded')) await fastify.register(formbody)
@@ -82,6 +92,9 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
         if (extracted === undefined) {
           if (optional) return
           throw missingTokenProblem(settings)
+        }
+        if (!tokenTransportIsSafe(request, config.AUTH_ALLOW_INSECURE_HTTP)) {
+          throw new InvalidAuthRequestError('A token must be sent over HTTPS: this request came over plain HTTP, so treat the token as exposed and get a new one.')
         }
         request.principal = await verifyToken(extracted.token)
         request.tokenSource = extracted.source
@@ -124,7 +137,11 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     for (const scope of scopes ?? []) declaredScopes.add(scope)
     route.preValidation = [guard(scopes ?? [], optional), ...asArray(route.preValidation)]
     route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
+    // The same declaration is the operation's security requirement in the OpenAPI documents.
+    if (route.schema?.security === undefined) {
+      route.schema = { ...route.schema, security: securityRequirement(scopes ?? [], optional) }
+    }
   })
 }
 
-export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details'] })
+export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'redis'] })

@@ -31,8 +31,20 @@ export const ConfigSchema = Type.Object({
   AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'the exact iss value tokens must carry' })),
   AUTH_AUDIENCE: Type.Optional(Type.String({ pattern: '^[^,\\s]+(,\\s*[^,\\s]+)*$', description: 'an aud value, or a comma-separated list of accepted ones' })),
   AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'an HS256 shared secret of at least 32 characters' })),
+  AUTH_PUBLIC_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to a PEM public key (RSA, RSA-PSS, EC P-256/384/521 or Ed25519)' })),
+  AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an https:// URL of the JSON Web Key Set that signs tokens' })),
+  AUTH_JWKS_COOLDOWN: Type.Integer({ minimum: 1, maximum: 3600, default: 30, description: 'seconds between JWKS fetches caused by unknown kids, from 1 to 3600' }),
+  AUTH_JWKS_MAX_AGE: Type.Integer({ minimum: 10, maximum: 86400, default: 600, description: 'seconds a fetched JWKS is trusted before it is fetched again, from 10 to 86400' }),
+  AUTH_INTROSPECTION_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an https:// RFC 7662 introspection endpoint for opaque tokens' })),
+  AUTH_INTROSPECTION_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, description: 'the client id this service authenticates to the introspection endpoint with' })),
+  AUTH_INTROSPECTION_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'the client secret for the introspection endpoint' })),
+  AUTH_INTROSPECTION_CACHE: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: 'seconds an introspection answer is reused at most (never past exp), from 0 to 300' }),
+  AUTH_RESOURCE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$', description: 'the origin this service is reached at, e.g. https://api.example.com (RFC 9728 resource)' })),
+  AUTH_ALLOW_INSECURE_HTTP: Type.Boolean({ default: false, description: 'true or false: accept tokens over plain HTTP from any client (only behind a TLS-terminating network you trust)' }),
   AUTH_CLOCK_TOLERANCE: Type.Integer({ minimum: 0, maximum: 300, default: 5, description: 'seconds of clock skew allowed on exp and nbf, from 0 to 300' }),
-  AUTH_QUERY_TOKEN: Type.Boolean({ default: true, description: 'true or false: accept the access_token query parameter' })
+  AUTH_QUERY_TOKEN: Type.Boolean({ default: true, description: 'true or false: accept the access_token query parameter' }),
+  TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to the PEM certificate chain; with TLS_KEY_FILE the service serves HTTPS' })),
+  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to the PEM private key for TLS_CERT_FILE' }))
 })
 
 export type Config = Static<typeof ConfigSchema>

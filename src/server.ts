@@ -1,13 +1,16 @@
-import Fastify from 'fastify'
+import Fastify, { type FastifyHttpsOptions, type FastifyInstance } from 'fastify'
+import type { Server as HttpsServer } from 'node:https'
 import fp from 'fastify-plugin'
 import closeWithGrace from 'close-with-grace'
 import app from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { serverOptions } from './server-options.js'
+import { tlsOptions } from './tls.js'
 
-function readConfig (): Config {
+function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> } {
   try {
-    return loadConfig()
+    const config = loadConfig()
+    return { config, https: tlsOptions(config) }
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`)
@@ -18,8 +21,12 @@ function readConfig (): Config {
 }
 
 async function start (): Promise<void> {
-  const config = readConfig()
-  const server = Fastify(serverOptions(config))
+  const { config, https } = readConfig()
+  // With TLS_CERT_FILE and TLS_KEY_FILE the service serves HTTPS itself (spec section 5 rule 1).
+  // The app is the same either way; only the listening server differs, so one instance type serves both.
+  const server = https === undefined
+    ? Fastify(serverOptions(config))
+    : Fastify({ ...serverOptions(config), https } as FastifyHttpsOptions<HttpsServer>) as unknown as FastifyInstance
   try {
     await server.register(fp(app), { config })
     await server.ready()

@@ -1,8 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { ConfigError } from '../config.js'
 
 export const DEV_SECRET_FILE = 'dev-auth-secret'
+
+// Our own keys are 43 characters; anything much shorter was edited or truncated.
+const MIN_SECRET_LENGTH = 32
+
+function checked (secret: string, path: string): string {
+  if (secret.length < MIN_SECRET_LENGTH) throw new ConfigError(`The development key ${path} is damaged (too short): delete it and start again to create a new one`)
+  return secret
+}
 
 export interface DevSecret {
   secret: string
@@ -14,7 +23,8 @@ export interface DevSecret {
 export function loadOrCreateDevSecret (dataDir: string): DevSecret {
   const path = resolve(join(dataDir, DEV_SECRET_FILE))
   try {
-    return { secret: readFileSync(path, 'utf8').trim(), path, created: false }
+    const secret = readFileSync(path, 'utf8').trim()
+    return { secret: checked(secret, path), path, created: false }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
@@ -26,15 +36,6 @@ export function loadOrCreateDevSecret (dataDir: string): DevSecret {
     return { secret, path, created: true }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    return { secret: readFileSync(path, 'utf8').trim(), path, created: false }
-  }
-}
-
-/** The development secret when it exists, without creating it. */
-export function readDevSecret (dataDir: string): string | undefined {
-  try {
-    return readFileSync(resolve(join(dataDir, DEV_SECRET_FILE)), 'utf8').trim()
-  } catch {
-    return undefined
+    return { secret: checked(readFileSync(path, 'utf8').trim(), path), path, created: false }
   }
 }

@@ -8,6 +8,8 @@ export interface TokenVerifierParts {
   verifyJwt: (token: string) => Promise<JwtClaims>
   /** Checks a token that is not a JWT with the authorization server (RFC 7662), when configured. */
   introspect?: (token: string) => Promise<JwtClaims>
+  /** Send every token to introspection, JWT-shaped or not (no local key is configured). */
+  introspectEverything?: boolean
   /** Issuer and audience every token must match. */
   rules: ClaimRules
   /** True when the token's `jti` is on the deny-list. */
@@ -23,8 +25,8 @@ export type TokenVerifier = (token: string) => Promise<Principal>
 export function createTokenVerifier (parts: TokenVerifierParts): TokenVerifier {
   return async token => {
     let claims: JwtClaims
-    if (COMPACT_JWS.test(token)) claims = await parts.verifyJwt(token)
-    else if (parts.introspect !== undefined) claims = await parts.introspect(token)
+    if (parts.introspect !== undefined && (parts.introspectEverything === true || !COMPACT_JWS.test(token))) claims = await parts.introspect(token)
+    else if (COMPACT_JWS.test(token)) claims = await parts.verifyJwt(token)
     else throw new InvalidTokenError('malformed')
     checkClaims(claims, parts.rules)
     const principal = principalOf(claims)

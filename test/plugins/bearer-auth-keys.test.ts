@@ -47,3 +47,8 @@ t.test('NODE_ENV=production with no key setting refuses to start with a clear me
 t.test('a too-short AUTH_JWT_SECRET is refused at start', async t => {
   await t.rejects(build(t, { env: { AUTH_JWT_SECRET: 'short' } }), { name: 'ConfigError', message: /AUTH_JWT_SECRET/ })
 })
+
+t.test('a damaged development key stops start-up with a message that says what to do', async t => {
+  const dataDir = t.testdir({ 'dev-auth-secret': 'short\n' })
+  await t.rejects(build(t, { env: { AUTH_JWT_SECRET: '', DATA_DIR: dataDir, NODE_ENV: 'development' } }), { name: 'ConfigError', message: /damaged.*delete it/ })
+})

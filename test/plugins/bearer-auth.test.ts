@@ -219,3 +219,17 @@ t.test('requireScopes works as an explicit hook', async t => {
   t.equal((await app.inject({ method: 'GET', url: '/explicit', headers: await bearer({ scope: 'health:read' }) })).statusCode, 200)
   t.ok(app.declaredScopes.has('health:read'))
 })
+
+t.test('declared scopes become the route schema\'s OpenAPI security requirement', async t => {
+  const seen: Record<string, unknown> = {}
+  const app = await build(t, {
+    extraRoutes: scope => {
+      scope.addHook('onRoute', route => { if (route.method === 'GET') seen[route.url] = route.schema?.security })
+      routes(scope)
+    }
+  })
+  t.ok(app)
+  t.same(seen['/secrets'], [{ bearerAuth: ['vagas:read'] }])
+  t.same(seen['/maybe'], [{ bearerAuth: [] }, {}], 'optional: anonymous is an alternative')
+  t.equal(seen['/open'], undefined)
+})

@@ -1,0 +1,35 @@
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { build, mintToken } from '../helper.js'
+
+function routes (app: FastifyInstance): void {
+  app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))
+  app.post('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))
+  app.get('/broken', { config: { scopes: ['vagas:read'] } }, async () => { throw new Error('unexpected') })
+}
+
+t.test('no log line ever holds a token, whichever way it came and however the request ended', async t => {
+  const lines: string[] = []
+  const app = await build(t, { env: { LOG_LEVEL: 'trace' }, extraRoutes: routes, logStream: { write: line => { lines.push(line) } } })
+  const good = await mintToken({ scope: 'vagas:read' })
+  const weak = await mintToken({ scope: 'other' })
+  const expired = await mintToken({ scope: 'vagas:read', exp: Math.floor(Date.now() / 1000) - 600 })
+  const tokens = [good, weak, expired, 'opaque-token-value-123']
+  const requests = [
+    { method: 'GET' as const, url: `/secrets?access_token=${good}` },
+    { method: 'GET' as const, url: `/secrets?a=1&access_token=${weak}&b=2` },
+    { method: 'GET' as const, url: `/secrets?access_token=${expired}` },
+    { method: 'GET' as const, url: '/secrets?access_token=opaque-token-value-123' },
+    { method: 'GET' as const, url: `/secrets?access_token=${good}`, headers: { authorization: `Bearer ${good}` } },
+    { method: 'GET' as const, url: '/secrets', headers: { authorization: `Bearer ${expired}` } },
+    { method: 'GET' as const, url: `/broken?access_token=${good}` },
+    { method: 'POST' as const, url: '/secrets', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `access_token=${good}` }
+  ]
+  for (const request of requests) await app.inject(request)
+  t.ok(lines.length >= requests.length * 2, `the requests were logged (${lines.length} lines)`)
+  t.ok(lines.some(line => line.includes('access_token=[Redacted]')), 'the URL is logged with the token redacted')
+  for (const token of tokens) {
+    const leaked = lines.filter(line => line.includes(token) || line.includes(token.split('.')[2] ?? token))
+    t.same(leaked, [], `no line holds ${token.slice(0, 8)}...`)
+  }
+})
