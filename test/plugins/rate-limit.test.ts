@@ -1,8 +1,9 @@
 import t, { type Test } from 'tap'
-import { createServer, connect, type Socket } from 'node:net'
+import { createServer } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
+import { startTcpRelay } from '../support/tcp-relay.js'
 
 // A business-like route beside the service's own: anonymous callers allowed, tokens verified when sent.
 function thingsRoute (app: FastifyInstance): void {
@@ -130,37 +131,14 @@ t.test('Redis unreachable: requests are never failed, counting falls back to thi
   t.equal(lines.filter(line => line.includes('counts in this process only')).length, 1, 'one warning for the outage')
 })
 
-/** A TCP relay to the real Redis that can be made to swallow traffic: a Redis that hangs. */
-async function hangableRelay (t: Pick<Test, 'teardown'>, redisUrl: string) {
-  const target = new URL(redisUrl)
-  let hanging = false
-  const sockets = new Set<Socket>()
-  const server = createServer(client => {
-    const upstream = connect(Number(target.port || 6379), target.hostname)
-    sockets.add(client).add(upstream)
-    client.on('data', chunk => { if (!hanging) upstream.write(chunk) })
-    upstream.on('data', chunk => { if (!hanging) client.write(chunk) })
-    const end = () => { client.destroy(); upstream.destroy() }
-    client.on('error', end).on('close', end)
-    upstream.on('error', end).on('close', end)
-  })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => {
-    for (const socket of sockets) socket.destroy()
-    server.close()
-  })
-  return {
-    url: `redis://127.0.0.1:${(server.address() as { port: number }).port}`,
-    hang: () => { hanging = true }
-  }
-}
-
 t.test('a Redis that stops answering delays no request beyond a short bound', async t => {
   const url = serviceUrl(t, 'TEST_REDIS_URL')
   if (url === undefined) return
-  const relay = await hangableRelay(t, url)
+  const target = new URL(url)
+  const relay = await startTcpRelay(target.hostname, Number(target.port || 6379))
+  t.teardown(() => relay.close())
   const app = await build(t, {
-    env: { REDIS_URL: relay.url, REDIS_KEY_PREFIX: uniqueRedisPrefix('rate-limit-hang'), RATE_LIMIT_MAX: '10' },
+    env: { REDIS_URL: `redis://127.0.0.1:${relay.port}`, REDIS_KEY_PREFIX: uniqueRedisPrefix('rate-limit-hang'), RATE_LIMIT_MAX: '10' },
     extraRoutes: thingsRoute
   })
   await untilRedisReady(t, app)
