@@ -48,11 +48,6 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     if (isProbe(route.url)) route.config = { ...route.config, rateLimit: false }
   })
 
-  // Start connecting to Redis at boot without waiting for it, so the first requests already share counts.
-  fastify.addHook('onReady', async () => {
-    if (fastify.redis?.status === 'wait') fastify.redis.connect().catch(() => {})
-  })
-
   const counters = new SharedCounters({
     redis: fastify.redis,
     namespace: 'rate-limit:',

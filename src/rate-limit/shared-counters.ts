@@ -54,11 +54,9 @@ export class SharedCounters {
     if (redis === null) return this.#local.increment(key, windowMs)
     // While Redis is failing, ask it again only now and then: a hung Redis must not tax every request.
     if (this.#degraded && Date.now() < this.#retryAt) return this.#local.increment(key, windowMs)
-    if (redis.status !== 'ready') {
-      // The client connects lazily: the first count starts the connection, later ones use it.
-      if (redis.status === 'wait') redis.connect().catch(() => {})
-      return this.#fallback(key, windowMs, 'redis not connected')
-    }
+    // A client not yet connected ('wait') connects on this command; one that lost its connection
+    // would queue it until a retry, so the count is local at once.
+    if (redis.status !== 'ready' && redis.status !== 'wait') return this.#fallback(key, windowMs, 'redis not connected')
     try {
       const [current, ttl] = await withTimeout((redis as unknown as ScriptedRedis).rateLimitIncrement(namespace + key, windowMs), redisTimeoutMs)
       if (this.#degraded) {
