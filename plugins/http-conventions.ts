@@ -38,6 +38,8 @@ function createRouteTable () {
   }
 }
 
+type HookDone = (error: Error | null, payload: unknown) => void
+
 function pathOf (url: string): string {
   const query = url.indexOf('?')
   return query === -1 ? url : url.slice(0, query)
@@ -60,17 +62,18 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     routes.add(path, Array.isArray(route.method) ? route.method : [route.method])
   })
 
-  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
+  // Runs on every response, /ping included: a callback hook, so no promise per request.
+  fastify.addHook('onSend', function conventionHeaders (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookDone) {
     reply.header('x-request-id', request.id)
     if ((request.method === 'GET' || request.method === 'HEAD') && !reply.hasHeader('last-modified')) {
       reply.header('last-modified', httpDateNow())
     }
-    if (request.routeOptions.config?.cacheable !== true && !reply.hasHeader('cache-control')) {
+    if (!reply.hasHeader('cache-control') && request.routeOptions.config?.cacheable !== true) {
       reply.header('cache-control', 'no-store')
       reply.header('pragma', 'no-cache')
       reply.header('expires', '0')
     }
-    return payload
+    done(null, payload)
   })
 
   fastify.setNotFoundHandler(async function notFound (request, reply) {
@@ -89,8 +92,10 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     const canonical = canonicalPath(path)
     const canonicalMethods = canonical === path ? undefined : routes.methodsAt(canonical)
     if (canonicalMethods?.has(request.method) === true && (request.method === 'GET' || request.method === 'HEAD')) {
-      const query = request.url.slice(path.length)
-      return reply.code(301).header('location', canonical + query).send()
+      // Built from the URL the client sent: a rewritten URL (`/api/v2/x` routed as `/api/x`) keeps its version.
+      const sent = pathOf(request.originalUrl)
+      const query = request.originalUrl.slice(sent.length)
+      return reply.code(301).header('location', canonicalPath(sent) + query).send()
     }
     throw new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
   })

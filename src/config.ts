@@ -1,5 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { buildVersionTable } from './versioning/versions.js'
+
+const ISO_DATE = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$'
 
 // Every setting the service reads, by its environment name. Names are a contract: add, never rename.
 export const ConfigSchema = Type.Object({
@@ -44,7 +47,21 @@ export const ConfigSchema = Type.Object({
   AUTH_CLOCK_TOLERANCE: Type.Integer({ minimum: 0, maximum: 300, default: 5, description: 'seconds of clock skew allowed on exp and nbf, from 0 to 300' }),
   AUTH_QUERY_TOKEN: Type.Boolean({ default: true, description: 'true or false: accept the access_token query parameter' }),
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to the PEM certificate chain; with TLS_KEY_FILE the service serves HTTPS' })),
-  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to the PEM private key for TLS_CERT_FILE' }))
+  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to the PEM private key for TLS_CERT_FILE' })),
+  API_VENDOR_NAME: Type.String({
+    default: 'recrutamento',
+    pattern: '^[a-z0-9]+([.-][a-z0-9]+)*$',
+    description: 'the lower-case <name> of the vendor media type application/vnd.<name>-v<major>+json'
+  }),
+  API_V1_DEPRECATION_DATE: Type.String({
+    default: '2026-06-01T00:00:00Z',
+    pattern: ISO_DATE,
+    description: 'the ISO 8601 date (or date-time) from which API version 1.0 is deprecated'
+  }),
+  API_V1_SUNSET_DATE: Type.Optional(Type.String({
+    pattern: ISO_DATE,
+    description: 'the ISO 8601 date (or date-time) after which API version 1.0 may stop answering, no earlier than API_V1_DEPRECATION_DATE'
+  }))
 })
 
 export type Config = Static<typeof ConfigSchema>
@@ -66,7 +83,17 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
     const name = error.path.split('/')[1] ?? '(unknown)'
     throw new ConfigError(`Invalid setting ${name}=${JSON.stringify(raw[name])}: expected ${describe(ConfigSchema.properties[name as keyof Config])}`)
   }
+  checkVersionDates(config as Config)
   return config as Config
+}
+
+/** Settings that are valid alone but not together (a sunset before its deprecation). */
+function checkVersionDates (config: Config): void {
+  try {
+    buildVersionTable(config)
+  } catch (error) {
+    throw new ConfigError((error as Error).message)
+  }
 }
 
 function describe (schema: TSchema | undefined): string {

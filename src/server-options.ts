@@ -3,6 +3,9 @@ import type { FastifyServerOptions, FastifyRequest } from 'fastify'
 import type { IncomingMessage, ServerOptions } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
 import { clientErrorHandler } from './http/client-error.js'
+import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
+import { buildVersionTable } from './versioning/versions.js'
+import { createChildLoggerFactory } from './logging/request-logger.js'
 
 // A caller's request id is kept only when it is short and made of safe characters.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
@@ -22,7 +25,8 @@ export function redactUrl (url: string): string {
 function serializeRequest (req: FastifyRequest) {
   return {
     method: req.method,
-    url: redactUrl(req.url),
+    // The URL as sent: `/api/v2/x` stays visible after the router rewrote it to `/api/x`.
+    url: redactUrl(req.originalUrl),
     host: req.host,
     remoteAddress: req.ip
   }
@@ -52,6 +56,7 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
       },
       serializers: { req: serializeRequest as never }
     },
+    childLoggerFactory: createChildLoggerFactory(),
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT,
@@ -66,6 +71,9 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // API versions: `/api/v2/x` reaches the route declared at `/api/x`, with version 2.0.
+    rewriteUrl: rewriteVersionedUrl,
+    routerOptions: { constraints: { apiVersion: apiVersionStrategy(buildVersionTable(config), config.API_VENDOR_NAME) } },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } }
   }
 }

@@ -11,6 +11,8 @@ interface Teardown { teardown: (fn: () => unknown) => void }
 export interface BuildOptions {
   /** Settings beyond the test defaults, by environment name. */
   env?: Record<string, string>
+  /** Runs on the bare instance before the app is registered (e.g. an onRoute hook that sees every route). */
+  beforeApp?: (app: FastifyInstance) => void
   /** Routes a test adds beside the service's own, registered after the app. */
   extraRoutes?: (app: FastifyInstance) => void
   /** Where the app's log lines go (JSON, one per line), for tests that read the log. */
@@ -86,6 +88,7 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   const base = serverOptions(config)
   const fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
   t.teardown(() => fastify.close())
+  options.beforeApp?.(fastify)
   await fastify.register(fp(app), { config })
   if (options.extraRoutes !== undefined) await fastify.register(async scope => options.extraRoutes?.(scope))
   await fastify.ready()

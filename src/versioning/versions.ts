@@ -1,0 +1,88 @@
+import type { Config } from '../config.js'
+
+// The one table of API versions. Adding 3.0 is adding a row here and the routes that change.
+
+export interface ApiVersionRow {
+  /** `major.minor` (spec section 9, rule 4). */
+  readonly version: string
+  /** Served when a request names no version (spec section 9, rules 1-2). */
+  readonly isDefault?: boolean
+  /** Deprecation and sunset dates, when the version is deprecated, come from these settings. */
+  readonly deprecationSetting?: keyof Config
+  readonly sunsetSetting?: keyof Config
+}
+
+export const API_VERSION_ROWS: readonly ApiVersionRow[] = [
+  { version: '1.0', isDefault: true, deprecationSetting: 'API_V1_DEPRECATION_DATE', sunsetSetting: 'API_V1_SUNSET_DATE' },
+  { version: '2.0' }
+]
+
+/** A version of the table with its dates resolved from the settings. */
+export interface ApiVersion {
+  readonly version: string
+  /** `v` and the version, `.0` dropped: `v1`, `v2`, `v2.1` (spec section 9, rule 5). */
+  readonly group: string
+  readonly isDefault: boolean
+  readonly deprecated: boolean
+  readonly deprecatedAt?: Date
+  readonly sunsetAt?: Date
+}
+
+export interface ApiVersionTable {
+  readonly versions: readonly ApiVersion[]
+  readonly byVersion: ReadonlyMap<string, ApiVersion>
+  readonly defaultVersion: ApiVersion
+  /** The newest version that is not deprecated: where deprecation links point. */
+  readonly current: ApiVersion
+  /** Header values, joined once. */
+  readonly supportedHeader: string
+  readonly deprecatedHeader: string
+}
+
+export function groupOf (version: string): string {
+  return 'v' + (version.endsWith('.0') ? version.slice(0, -2) : version)
+}
+
+/** The version labels the routes may declare; fixed by the table, independent of the settings. */
+export const SUPPORTED_VERSIONS: readonly string[] = API_VERSION_ROWS.map(row => row.version)
+
+function dateSetting (config: Config, name: keyof Config | undefined): Date | undefined {
+  if (name === undefined) return undefined
+  const value = config[name]
+  if (typeof value !== 'string') return undefined
+  const date = new Date(value)
+  if (Number.isNaN(date.getTime())) throw new Error(`Invalid setting ${name}=${JSON.stringify(value)}: expected an ISO 8601 date`)
+  return date
+}
+
+/** The table with its dates; throws when a sunset comes before its deprecation. */
+export function buildVersionTable (config: Config): ApiVersionTable {
+  const versions = API_VERSION_ROWS.map((row): ApiVersion => {
+    const deprecatedAt = dateSetting(config, row.deprecationSetting)
+    const sunsetAt = dateSetting(config, row.sunsetSetting)
+    if (sunsetAt !== undefined && (deprecatedAt === undefined || sunsetAt < deprecatedAt)) {
+      throw new Error(`Invalid setting ${String(row.sunsetSetting)}=${JSON.stringify(config[row.sunsetSetting!])}: ` +
+        `expected a date no earlier than ${String(row.deprecationSetting)} (${deprecatedAt?.toISOString() ?? 'unset'})`)
+    }
+    return {
+      version: row.version,
+      group: groupOf(row.version),
+      isDefault: row.isDefault === true,
+      deprecated: deprecatedAt !== undefined,
+      ...(deprecatedAt !== undefined && { deprecatedAt }),
+      ...(sunsetAt !== undefined && { sunsetAt })
+    }
+  })
+  const defaults = versions.filter(v => v.isDefault)
+  if (defaults.length !== 1) throw new Error('The API version table must have exactly one default version')
+  const current = versions.filter(v => !v.deprecated).at(-1)
+  if (current === undefined) throw new Error('The API version table must have a version that is not deprecated')
+  return {
+    versions,
+    byVersion: new Map(versions.map(v => [v.version, v])),
+    defaultVersion: defaults[0]!,
+    current,
+    supportedHeader: versions.map(v => v.version).join(', '),
+    deprecatedHeader: versions.filter(v => v.deprecated).map(v => v.version).join(', ')
+  }
+}

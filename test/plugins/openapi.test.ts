@@ -1,0 +1,162 @@
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { build } from '../helper.js'
+
+const GROUPS = ['v1', 'v2', 'ops']
+const VERSION_GROUPS: Record<string, string> = { '1.0': 'v1', '2.0': 'v2' }
+
+interface Operation { operationId: string, deprecated?: boolean, security?: Array<Record<string, string[]>>, responses: Record<string, { content?: Record<string, { schema: unknown }> }>, parameters?: Array<{ name: string, in: string }> }
+type Document = { openapi: string, info: { title: string, version: string, description: string }, paths: Record<string, Record<string, Operation>>, components: Record<string, Record<string, unknown>>, tags: Array<{ name: string }> }
+
+// Routes like the business and health routes to come: protected, parametric, per version and neutral.
+function sampleRoutes (app: FastifyInstance): void {
+  const id = Type.Object({ id: Type.String({ format: 'uuid' }) })
+  app.get('/api/gadgets/:id', { constraints: { apiVersion: '1.0' }, config: { scopes: ['vagas:read'] }, schema: { tags: ['vagas'], summary: 'Read a gadget (1.0)', params: id, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x' }))
+  app.get('/api/gadgets/:id', { constraints: { apiVersion: '2.0' }, config: { scopes: ['vagas:read'] }, schema: { tags: ['vagas'], summary: 'Read a gadget (2.0)', params: id, response: { 200: Type.Object({ id: Type.String(), name: Type.String() }) } } }, async () => ({ id: 'x', name: 'y' }))
+  app.post('/api/gadgets', { constraints: { apiVersion: ['1.0', '2.0'] }, config: { scopes: ['vagas:write', 'vagas:read'] }, schema: { tags: ['vagas'], summary: 'Create a gadget', body: Type.Object({ name: Type.String() }), response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x' }))
+  app.get('/health/gadgets', { config: { scopes: ['health:read'] }, schema: { tags: ['health'], summary: 'Gadget health', response: { 200: Type.Object({ status: Type.String() }) } } }, async () => ({ status: 'Healthy' }))
+  app.get('/health/live', { schema: { tags: ['health'], summary: 'Liveness', response: { 200: Type.Object({ status: Type.String() }) } } }, async () => ({ status: 'Healthy' }))
+}
+
+async function documents (app: FastifyInstance): Promise<Record<string, Document>> {
+  const out: Record<string, Document> = {}
+  for (const group of GROUPS) {
+    const res = await app.inject({ url: `/docs/${group}/openapi.json` })
+    if (res.statusCode !== 200) throw new Error(`/docs/${group}/openapi.json answered ${res.statusCode}`)
+    out[group] = res.json()
+  }
+  return out
+}
+
+t.test('each version document holds only its operations, at versioned paths', async t => {
+  const app = await build(t, { extraRoutes: sampleRoutes })
+  const docs = await documents(app)
+  for (const group of GROUPS) t.equal(docs[group]!.openapi, '3.1.0', group)
+  for (const [group, prefix] of [['v1', '/api/v1/'], ['v2', '/api/v2/']] as const) {
+    const paths = Object.keys(docs[group]!.paths)
+    for (const path of ['gadgets', 'gadgets/{id}', 'user', 'versions']) t.ok(paths.includes(prefix + path), `${group} has ${prefix + path}`)
+    t.same(paths.filter(path => !path.startsWith(prefix)), [], `${group} holds only ${prefix} paths`)
+  }
+  const opsPaths = Object.keys(docs.ops!.paths)
+  for (const path of ['/health/gadgets', '/health/live', '/ping']) t.ok(opsPaths.includes(path), `ops has ${path}`)
+  t.same(opsPaths.filter(path => path.startsWith('/api') || path.startsWith('/docs')), [], 'ops holds no versioned or docs path')
+  t.equal(docs.v1!.paths['/api/v1/gadgets/{id}']!.get!.operationId !== undefined, true)
+  t.match(docs.v2!.paths['/api/v2/gadgets/{id}']!.get, { summary: 'Read a gadget (2.0)', parameters: [{ name: 'id', in: 'path' }] })
+  t.match(docs.v1!.paths['/api/v1/gadgets/{id}']!.get, { summary: 'Read a gadget (1.0)' })
+})
+
+t.test('security comes from config.scopes; public routes say so', async t => {
+  const app = await build(t, { extraRoutes: sampleRoutes })
+  const docs = await documents(app)
+  const create = docs.v2!.paths['/api/v2/gadgets']!.post!
+  t.same(create.security, [{ bearerAuth: ['vagas:write', 'vagas:read'] }])
+  t.ok(create.responses['401'] && create.responses['403'], 'protected operations list 401 and 403')
+  t.same(docs.ops!.paths['/health/gadgets']!.get!.security, [{ bearerAuth: ['health:read'] }])
+  t.same(docs.ops!.paths['/ping']!.get!.security, [])
+  t.notOk(docs.ops!.paths['/ping']!.get!.responses['401'])
+  t.same(docs.v2!.paths['/api/v2/user']!.get!.security, [])
+  for (const group of ['v2', 'ops']) t.match(docs[group]!.components.securitySchemes, { bearerAuth: { type: 'http', scheme: 'bearer' } })
+})
+
+t.test('errors are problem+json answers sharing one schema', async t => {
+  const app = await build(t, { extraRoutes: sampleRoutes })
+  const docs = await documents(app)
+  const read = docs.v2!.paths['/api/v2/gadgets/{id}']!.get!
+  for (const status of ['400', '401', '403', '404', '500']) {
+    t.same(read.responses[status]?.content, { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }, status)
+  }
+  t.match(docs.v2!.components.schemas!.Problem, { type: 'object', required: ['type', 'title', 'status', 'instance', 'requestId'] })
+})
+
+t.test('the deprecated version says so, and newer versions are named', async t => {
+  const app = await build(t, { extraRoutes: sampleRoutes })
+  const docs = await documents(app)
+  t.match(docs.v1!.info, { version: '1.0', title: /deprecated/ })
+  t.match(docs.v1!.info.description, /deprecated.*Newer versions are available: \[2\.0\]\(\/docs\/v2\)/s)
+  for (const operations of Object.values(docs.v1!.paths)) {
+    for (const operation of Object.values(operations)) t.equal(operation.deprecated, true, operation.operationId)
+  }
+  t.notMatch(docs.v2!.info.description, /\*\*Deprecated/)
+  for (const operations of Object.values(docs.v2!.paths)) {
+    for (const operation of Object.values(operations)) t.notOk(operation.deprecated, operation.operationId)
+  }
+})
+
+t.test('every route appears once in the document of each version it serves, and no two collide', async t => {
+  const routes: RouteOptions[] = []
+  const app = await build(t, { beforeApp: app => { app.addHook('onRoute', route => { routes.push(route) }) }, extraRoutes: sampleRoutes })
+  const docs = await documents(app)
+  const seen = new Map<string, number>()
+  let checked = 0
+  for (const route of routes) {
+    const method = String(route.method).toLowerCase()
+    if (method === 'head' || route.url === '/docs' || route.url.startsWith('/docs/')) continue
+    const path = route.url.replace(/:(\w+)/g, '{$1}')
+    const declared = route.constraints?.apiVersion as string | string[] | undefined
+    const expected = !route.url.startsWith('/api/')
+      ? { ops: path }
+      : Object.fromEntries((declared === undefined ? Object.keys(VERSION_GROUPS) : [declared].flat()).map(v => [VERSION_GROUPS[v]!, path.replace(/^\/api/, `/api/${VERSION_GROUPS[v]}`)]))
+    for (const group of GROUPS) {
+      const where = expected[group]
+      if (where === undefined) continue
+      t.ok(docs[group]!.paths[where]?.[method], `${method} ${route.url} is in ${group} at ${where}`)
+      const key = `${group} ${method} ${where}`
+      seen.set(key, (seen.get(key) ?? 0) + 1)
+      checked++
+    }
+  }
+  t.ok(checked >= 11, 'at least ping, user x2, versions x2, gadgets x4, health x2 were checked')
+  t.same([...seen].filter(([, count]) => count > 1), [], 'no two routes share a method and path in a document')
+  const placed = GROUPS.reduce((n, group) => n + Object.values(docs[group]!.paths).reduce((m, ops) => m + Object.keys(ops).length, 0), 0)
+  t.equal(placed, checked, 'the documents hold nothing else')
+  for (const group of GROUPS) {
+    const ids = Object.values(docs[group]!.paths).flatMap(ops => Object.values(ops).map(op => op.operationId))
+    t.equal(new Set(ids).size, ids.length, `${group}: operationIds are unique`)
+  }
+})
+
+t.test('the interactive docs are served per group, publicly', async t => {
+  const app = await build(t)
+  for (const group of GROUPS) {
+    const res = await app.inject({ url: `/docs/${group}` })
+    t.equal(res.statusCode, 200, group)
+    t.match(res.headers['content-type'], /^text\/html/)
+    const init = await app.inject({ url: `/docs/${group}/static/swagger-initializer.js` })
+    t.match(init.body, /"urls\.primaryName"/, `${group} has a selector between the documents`)
+    for (const other of GROUPS) t.match(init.body, `/docs/${other}/openapi.json`)
+  }
+})
+
+t.test('/docs leads to the current version', async t => {
+  const app = await build(t)
+  const res = await app.inject({ url: '/docs' })
+  t.equal(res.statusCode, 302)
+  t.equal(res.headers.location, '/docs/v2')
+})
+
+t.test('every document passes the recommended OpenAPI lint rules', async t => {
+  const app = await build(t, { extraRoutes: sampleRoutes })
+  const docs = await documents(app)
+  const dir = await mkdtemp(join(tmpdir(), 'openapi-lint-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const files = []
+  for (const group of GROUPS) {
+    const file = join(dir, `${group}.json`)
+    await writeFile(file, JSON.stringify(docs[group]))
+    files.push(file)
+  }
+  const redocly = join(import.meta.dirname, '../../node_modules/.bin/redocly')
+  // Telemetry and update checks off: the test reaches nothing outside this machine.
+  const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }
+  for (const file of files) {
+    const result = await promisify(execFile)(redocly, ['lint', '--extends', 'recommended', '--format', 'json', file], { env, cwd: dir }).catch(error => error as { stdout: string })
+    const report = JSON.parse(result.stdout) as { totals: { errors: number }, problems: Array<{ ruleId: string, severity: string, message: string }> }
+    t.equal(report.totals.errors, 0, `${file}: ${JSON.stringify(report.problems.filter(p => p.severity === 'error'))}`)
+  }
+})

@@ -1,0 +1,54 @@
+import t from 'tap'
+import { Writable } from 'node:stream'
+import Fastify from 'fastify'
+import fp from 'fastify-plugin'
+import app from '../../src/app.js'
+import { testConfig } from '../helper.js'
+import { serverOptions } from '../../src/server-options.js'
+
+/** The app with the production log options, writing its JSON lines into an array. */
+async function buildLogged (t: { teardown: (fn: () => unknown) => void }): Promise<{ app: ReturnType<typeof Fastify>, lines: Array<Record<string, unknown>> }> {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString().split('\n')) if (line !== '') lines.push(JSON.parse(line))
+      callback()
+    }
+  })
+  const config = testConfig({ LOG_LEVEL: 'info' })
+  const options = serverOptions(config)
+  const fastify = Fastify({ ...options, logger: { ...(options.logger as object), stream } })
+  t.teardown(() => fastify.close())
+  await fastify.register(fp(app), { config })
+  await fastify.register(async scope => {
+    // Like /ping: its own quieter level; it fails on demand to show that errors still reach the log.
+    scope.get('/quiet-probe', { logLevel: 'warn' }, async request => {
+      if ((request.query as Record<string, string>).fail === 'yes') throw new Error('probe failed')
+      return 'ok'
+    })
+  })
+  await fastify.ready()
+  return { app: fastify, lines }
+}
+
+t.test('a route with its own log level writes no line per request, only its errors', async t => {
+  const { app, lines } = await buildLogged(t)
+  for (let i = 0; i < 3; i++) t.equal((await app.inject({ method: 'GET', url: '/ping' })).statusCode, 200)
+  t.equal((await app.inject({ method: 'GET', url: '/quiet-probe' })).statusCode, 200)
+  t.same(lines.filter(line => line.reqId !== undefined), [], 'no request line for /ping or the quiet route')
+
+  const failed = await app.inject({ method: 'GET', url: '/quiet-probe?fail=yes' })
+  t.equal(failed.statusCode, 500)
+  const errors = lines.filter(line => line.level === 50)
+  t.equal(errors.length >= 1, true, 'the failure is logged')
+  t.equal(errors[0]?.reqId, failed.headers['x-request-id'], 'with the request id')
+  t.equal(lines.some(line => line.level === 30 && line.reqId === failed.headers['x-request-id']), false, 'and nothing below warn')
+})
+
+t.test('other routes keep their access lines at the server level, with the request id', async t => {
+  const { app, lines } = await buildLogged(t)
+  const res = await app.inject({ method: 'GET', url: '/nothing-here', headers: { 'x-request-id': 'trace-42' } })
+  t.equal(res.statusCode, 404)
+  const mine = lines.filter(line => line.reqId === 'trace-42')
+  t.same(mine.map(line => line.msg), ['incoming request', 'request refused', 'request completed'])
+})
