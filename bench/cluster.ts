@@ -50,6 +50,7 @@ try {
     // The limit is shared through Redis and kept on, high enough that the load is never refused.
     RATE_LIMIT_MAX: '100000000',
     LOG_LEVEL: 'warn',
+    SHUTDOWN_DRAIN_DELAY_MS: '2500',
     NODE_ENV: 'production',
     HOST: '127.0.0.1'
   }
@@ -64,6 +65,7 @@ try {
   const haproxy = await startHaproxy({ dir, root, port: lbPort, servers: ports.map(port => `127.0.0.1:${port}`), checkPath })
   children.push(haproxy.child)
   while ((await haproxy.server('app1')).status !== 'UP' || (await haproxy.server('app2')).status !== 'UP') await sleep(100)
+  await sleep(5_500) // past HAProxy's slow start, so both instances take their full share
 
   const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'vagas:read vagas:write', ttl: 3600 })}`
   const seeded = await fetch(`http://127.0.0.1:${lbPort}/api/v1/vagas`, {

@@ -25,6 +25,7 @@ const RATE_LIMIT_MAX = 10
 // deploy/haproxy.cfg: inter 1s, fastinter 500ms, fall 2, timeout check 2s.
 const CHECK_INTERVAL_MS = 1_000
 const FALL = 2
+const SLOW_START_MS = 5_500
 
 interface Instance { name: string, port: number, child: Child }
 
@@ -112,7 +113,9 @@ t.test('two instances behind HAProxy', async t => {
     TRUST_PROXY: '127.0.0.1',
     RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
     RATE_LIMIT_WINDOW: '60000',
-    LOG_LEVEL: 'warn'
+    LOG_LEVEL: 'warn',
+    // On SIGTERM readiness fails at once; serving goes on this long so HAProxy sees it first.
+    SHUTDOWN_DRAIN_DELAY_MS: String(CHECK_INTERVAL_MS * FALL + 500)
   }
   const [port1, port2, lbPort] = [await freePort(), await freePort(), await freePort()]
   const app1 = await startInstance('app1', port1, { ...shared, DATABASE_URL: databaseUrl }, join(dir, 'app1'))
@@ -142,6 +145,8 @@ t.test('two instances behind HAProxy', async t => {
     const upAfter = await until('both instances in rotation', async () =>
       (await haproxy.server('app1')).status === 'UP' && (await haproxy.server('app2')).status === 'UP', 30_000)
     t.pass(`HAProxy has both instances UP after ${upAfter} ms`)
+    // deploy/haproxy.cfg ramps a server that came up over a 5 s slow start: wait for full weight.
+    await sleep(SLOW_START_MS)
   } catch (error) {
     onFailure()
     throw error
