@@ -5,6 +5,8 @@ export interface TcpRelay {
   port: number
   /** Traffic is swallowed in both directions: the target looks hung. */
   hang: () => void
+  /** How many writes from clients were swallowed since hang(). */
+  swallowed: () => number
   /** Open connections are reset and new ones refused: the target looks down. */
   cut: () => Promise<void>
   /** Accepts and forwards again on the same port. */
@@ -18,13 +20,17 @@ export interface TcpRelay {
  */
 export async function startTcpRelay (targetHost: string, targetPort: number): Promise<TcpRelay> {
   let hanging = false
+  let swallowed = 0
   const sockets = new Set<Socket>()
   let port = 0
 
   function relay (client: Socket): void {
     const upstream = connect(targetPort, targetHost)
     sockets.add(client).add(upstream)
-    client.on('data', chunk => { if (!hanging) upstream.write(chunk) })
+    client.on('data', chunk => {
+      if (hanging) swallowed++
+      else upstream.write(chunk)
+    })
     upstream.on('data', chunk => { if (!hanging) client.write(chunk) })
     const end = (): void => {
       client.destroy()
@@ -53,6 +59,7 @@ export async function startTcpRelay (targetHost: string, targetPort: number): Pr
   return {
     get port () { return port },
     hang: () => { hanging = true },
+    swallowed: () => swallowed,
     cut: stop,
     restore: async () => {
       hanging = false
