@@ -43,6 +43,15 @@ t.test('a request head larger than HEADER_LIMIT answers 431 problem+json', async
   t.match(bodyOf(text), { status: 431, code: 'HeadersTooLarge' })
 })
 
+t.test('a request that is not valid HTTP answers 400 problem+json and the connection closes', async t => {
+  const app = await build(t)
+  const port = await listening(app)
+  const { text } = await rawExchange(port, socket => { socket.write('GET /ping HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n') })
+  t.match(text, /^HTTP\/1\.1 400 /)
+  t.match(bodyOf(text), { status: 400, code: 'MalformedRequest' })
+  t.notMatch(text, /HPE_|Error:/, 'the parser error stays in the server')
+})
+
 t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with Retry-After', async t => {
   const app = await build(t, {
     env: { HANDLER_TIMEOUT: '200' },
