@@ -211,9 +211,14 @@ t.test('two instances behind HAProxy', async t => {
     }
     await relay.cut()
     const cutAt = Date.now()
-    const downAfter = await until('app2 marked DOWN', async () => (await haproxy.server('app2')).status.startsWith('DOWN'), 15_000)
-    const bound = CHECK_INTERVAL_MS * FALL + 1_000
-    t.ok(downAfter <= bound, `app2 left the rotation ${downAfter} ms after its database went away (bound ${bound} ms)`)
+    // The instance notices on its next readiness refresh; HAProxy then needs FALL failed checks.
+    const [unreadyAfter, downAfter] = await Promise.all([
+      until('app2 readiness 503', async () => (await fetch(direct(app2, CHECK_PATH))).status === 503, 15_000),
+      until('app2 marked DOWN', async () => (await haproxy.server('app2')).status.startsWith('DOWN'), 15_000)
+    ])
+    const bound = CHECK_INTERVAL_MS * FALL
+    t.pass(`app2's ${CHECK_PATH} answered 503 ${unreadyAfter} ms after its database went away`)
+    t.ok(downAfter - unreadyAfter <= bound, `HAProxy took it out ${downAfter - unreadyAfter} ms later (${downAfter} ms after the cut; bound ${bound} ms: ${FALL} checks ${CHECK_INTERVAL_MS} ms apart)`)
     const stream = steadyStream(viaLb('/ping'), 2)
     await sleep(1_000)
     const counts = await stream.stop()
