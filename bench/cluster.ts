@@ -1,5 +1,5 @@
 // Sustained load on two instances behind HAProxy next to one instance alone, in the same run, on a
-// fresh PostgreSQL database: a mix of reads and writes on /api/v1/vagas.
+// fresh PostgreSQL database: a mix of reads, writes and candidato actions.
 //   npm run build && TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
 //   TEST_REDIS_URL=redis://127.0.0.1:6379 node --import=tsx bench/cluster.ts
 // BENCH_DURATION (seconds, default 60) per target; CLUSTER_CHECK_PATH as in test/cluster/cluster.ts.
@@ -67,24 +67,37 @@ try {
   while ((await haproxy.server('app1')).status !== 'UP' || (await haproxy.server('app2')).status !== 'UP') await sleep(100)
   await sleep(5_500) // past HAProxy's slow start, so both instances take their full share
 
-  const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'vagas:read vagas:write', ttl: 3600 })}`
+  const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'vagas:read vagas:write candidatos:read candidatos:write', ttl: 3600 })}`
   const seeded = await fetch(`http://127.0.0.1:${lbPort}/api/v1/vagas`, {
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json' },
     body: JSON.stringify({ titulo: 'Vaga semente' })
   })
-  type Step = { method: 'GET' | 'POST' | 'PATCH', path: string, body?: string, headers?: Record<string, string> }
+  type Step = autocannon.Request
+  const candidatoOf = (context: object): string => String((context as Record<string, unknown>).candidato)
   let requests: Step[]
   if (seeded.status === 201) {
     const one = new URL(seeded.headers.get('location') ?? '', 'http://x').pathname
+    const vagaId = one.split('/').pop() ?? ''
     const json = { 'content-type': 'application/json' }
-    // Per connection, in turn: 6 list reads, 2 reads of one vaga, 1 create, 1 partial update.
+    let serial = 0
+    // Per connection, in turn: 6 list reads, 1 read of one vaga, 1 vaga created, 1 vaga updated, and a
+    // candidato's life: created, candidatar to the vaga, aprovar, then the approval cancelled.
     requests = [
       ...Array.from({ length: 6 }, (): Step => ({ method: 'GET', path: '/api/v1/vagas?limit=20' })),
       { method: 'GET', path: one },
-      { method: 'GET', path: one },
       { method: 'POST', path: '/api/v1/vagas', body: JSON.stringify({ titulo: 'Vaga de carga' }), headers: json },
-      { method: 'PATCH', path: one, body: JSON.stringify({ descricao: 'atualizada' }), headers: json }
+      { method: 'PATCH', path: one, body: JSON.stringify({ descricao: 'atualizada' }), headers: json },
+      {
+        method: 'POST',
+        path: '/api/v1/candidatos',
+        headers: json,
+        setupRequest: request => ({ ...request, body: JSON.stringify({ nome: 'Pessoa de carga', email: `carga-${process.pid}-${++serial}@example.org` }) }),
+        onResponse: (_status, body, context) => { (context as Record<string, unknown>).candidato = (JSON.parse(body) as { id?: string }).id }
+      },
+      { method: 'POST', path: '/', headers: json, body: JSON.stringify({ vagaId }), setupRequest: (request, context) => ({ ...request, path: `/api/v1/candidatos/${candidatoOf(context)}/candidatar` }) },
+      { method: 'POST', path: '/', setupRequest: (request, context) => ({ ...request, path: `/api/v1/candidatos/${candidatoOf(context)}/aprovar` }) },
+      { method: 'DELETE', path: '/', setupRequest: (request, context) => ({ ...request, path: `/api/v1/candidatos/${candidatoOf(context)}/aprovar` }) }
     ]
   } else {
     console.log(`POST /api/v1/vagas answered ${seeded.status}: no recruitment routes in this build; read-only mix on /api/v1/user and /api/versions`)
