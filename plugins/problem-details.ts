@@ -59,6 +59,9 @@ export function toProblem (error: FastifyError | Problem): Problem {
   if (isDatabaseUnavailable(error)) {
     return new Problem(503, { detail: 'The database is not reachable right now; try again shortly.', code: 'DatabaseUnavailable', headers: { 'retry-after': '5' } })
   }
+  if (error.code === 'FST_ERR_HANDLER_TIMEOUT') {
+    return new Problem(503, { detail: 'The request took longer than this service allows; try again shortly.', code: 'HandlerTimeout', headers: { 'retry-after': '5' } })
+  }
   if (status === 503) {
     return new Problem(503, { detail: 'The service cannot answer right now; try again shortly.', code: 'ServiceUnavailable' })
   }

@@ -20,6 +20,15 @@ export const ConfigSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
   REDIS_KEY_PREFIX: Type.String({ default: 'recrutamento:', pattern: '^[A-Za-z0-9:_.-]{0,64}$', description: 'a key prefix of up to 64 characters from A-Za-z0-9:_.-' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' }),
+  // Limits on one request and one connection; every value is in bytes or milliseconds.
+  HEADER_LIMIT: Type.Integer({ minimum: 1024, maximum: 1048576, default: 16384, description: 'the largest request head (request line and headers) in bytes, from 1024 to 1048576' }),
+  REQUEST_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000, description: 'milliseconds a client has to send a whole request, from 0 (no limit) to 3600000' }),
+  KEEP_ALIVE_TIMEOUT: Type.Integer({ minimum: 1, maximum: 3600000, default: 72000, description: 'milliseconds an idle keep-alive connection stays open, from 1 to 3600000' }),
+  CONNECTION_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 120000, description: 'milliseconds of socket inactivity before the connection is closed, from 0 (no limit) to 3600000' }),
+  HANDLER_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 10000, description: 'milliseconds a request may take from routing to answer before it gets a 503, from 0 (no limit) to 3600000' }),
+  // Rate limiting per token subject, else per client address; shared through Redis when REDIS_URL is set.
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1000000, default: 600, description: 'requests allowed per caller and window, from 0 (rate limiting off) to 1000000' }),
+  RATE_LIMIT_WINDOW: Type.Integer({ minimum: 1000, maximum: 86400000, default: 60000, description: 'length of the rate-limit window in milliseconds, from 1000 to 86400000' }),
   // Bearer authentication (RFC 6750). With no key setting the service signs its own development tokens.
   AUTH_REALM: Type.String({ default: 'recrutamento-api', pattern: '^[\\x20\\x21\\x23-\\x5B\\x5D-\\x7E]{1,64}$', description: 'a realm name of 1 to 64 printable characters without " or \\' }),
   AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'the exact iss value tokens must carry' })),

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyServerOptions, FastifyRequest } from 'fastify'
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerOptions } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
+import { clientErrorHandler } from './http/client-error.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
 import { buildVersionTable } from './versioning/versions.js'
 import { createChildLoggerFactory } from './logging/request-logger.js'
@@ -31,8 +32,21 @@ function serializeRequest (req: FastifyRequest) {
   }
 }
 
+// Node's default for the head alone; it may not exceed the time allowed for the whole request.
+const NODE_HEADERS_TIMEOUT = 60_000
+
+function httpOptions (config: Config): ServerOptions {
+  const headersTimeout = config.REQUEST_TIMEOUT > 0 ? Math.min(config.REQUEST_TIMEOUT, NODE_HEADERS_TIMEOUT) : NODE_HEADERS_TIMEOUT
+  return {
+    maxHeaderSize: config.HEADER_LIMIT,
+    headersTimeout,
+    // Node looks for late requests every 30 s by default; look often enough that a short limit holds.
+    connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(headersTimeout / 4)))
+  }
+}
+
 /** The Fastify options shared by the server process and the tests. */
-export function serverOptions (config: Config): FastifyServerOptions {
+export function serverOptions (config: Config): FastifyServerOptions & { http: ServerOptions } {
   return {
     logger: {
       level: config.LOG_LEVEL,
@@ -46,6 +60,14 @@ export function serverOptions (config: Config): FastifyServerOptions {
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT,
+    // Limits (README "Limits"): Node refuses an oversized head with 431 and a slow request with 408;
+    // a handler that outlives HANDLER_TIMEOUT answers 503 instead of piling up.
+    http: httpOptions(config),
+    requestTimeout: config.REQUEST_TIMEOUT,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT,
+    connectionTimeout: config.CONNECTION_TIMEOUT,
+    ...(config.HANDLER_TIMEOUT > 0 && { handlerTimeout: config.HANDLER_TIMEOUT }),
+    clientErrorHandler,
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     return503OnClosing: true,
     forceCloseConnections: 'idle',

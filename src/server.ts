@@ -25,9 +25,11 @@ async function start (): Promise<void> {
   const { config, https } = readConfig()
   // With TLS_CERT_FILE and TLS_KEY_FILE the service serves HTTPS itself (spec section 5 rule 1).
   // The app is the same either way; only the listening server differs, so one instance type serves both.
+  // The HTTPS server takes the same limits (header size, header timeout) beside the TLS options.
+  const options = serverOptions(config)
   const server = https === undefined
-    ? Fastify(serverOptions(config))
-    : Fastify({ ...serverOptions(config), https } as FastifyHttpsOptions<HttpsServer>) as unknown as FastifyInstance
+    ? Fastify(options)
+    : Fastify({ ...options, https: { ...options.http, ...https } } as FastifyHttpsOptions<HttpsServer>) as unknown as FastifyInstance
   try {
     await server.register(fp(app), { config })
     await server.ready()

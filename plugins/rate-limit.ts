@@ -1,0 +1,78 @@
+import fp from 'fastify-plugin'
+import fastifyRateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import { Problem } from '../src/http/problem.js'
+import { SharedCounters } from '../src/rate-limit/shared-counters.js'
+
+import '../src/http/route-config.js'
+
+// Probes and /ping are polled by load balancers and orchestrators: never limited, and they pay nothing.
+function isProbe (url: string): boolean {
+  return url === '/ping' || url === '/health' || url.startsWith('/health/')
+}
+
+// A Redis slower than this counts the request locally rather than holding it.
+const REDIS_TIMEOUT_MS = 200
+// After Redis failed, count locally this long before asking it again.
+const REDIS_RETRY_AFTER_MS = 2_000
+
+/** The caller a limit applies to: the verified token's subject, else the client address. */
+export function rateLimitKey (request: FastifyRequest): string {
+  const subject = request.principal?.sub
+  return subject !== undefined ? `sub:${subject}` : `ip:${request.ip}`
+}
+
+/** Adapts the counters to @fastify/rate-limit's store interface (one namespace per route override). */
+function storeFor (counters: SharedCounters, namespace = '') {
+  return class CounterStore {
+    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number): void {
+      counters.increment(namespace + key, timeWindow).then(result => callback(null, result), callback)
+    }
+
+    child (route: { routeInfo: { method: string, url: string } }) {
+      const Child = storeFor(counters, `${namespace}${route.routeInfo.method}${route.routeInfo.url}:`)
+      return new Child()
+    }
+  }
+}
+
+async function rateLimit (fastify: FastifyInstance): Promise<void> {
+  const { RATE_LIMIT_MAX: max, RATE_LIMIT_WINDOW: timeWindow } = fastify.config
+  if (max === 0) {
+    fastify.log.info('rate limiting is off (RATE_LIMIT_MAX=0)')
+    return
+  }
+
+  // Runs before the rate-limit plugin's own onRoute hook, which then leaves these routes alone.
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (isProbe(route.url)) route.config = { ...route.config, rateLimit: false }
+  })
+
+  const counters = new SharedCounters({
+    redis: fastify.redis,
+    namespace: 'rate-limit:',
+    redisTimeoutMs: REDIS_TIMEOUT_MS,
+    retryAfterMs: REDIS_RETRY_AFTER_MS,
+    onFallback: () => fastify.log.warn('rate limiting counts in this process only until redis answers again'),
+    onRestored: () => fastify.log.info('rate limiting is shared through redis again')
+  })
+
+  await fastify.register(fastifyRateLimit, {
+    global: true,
+    max,
+    timeWindow,
+    // After the route's bearer check (a route-level preValidation placed first), so a verified
+    // token's subject is known; before validation, so invalid requests count too.
+    hook: 'preValidation',
+    keyGenerator: rateLimitKey,
+    store: storeFor(counters) as never,
+    // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
+    enableDraftSpec: true,
+    errorResponseBuilder: (_request, context) => new Problem(429, {
+      detail: `Too many requests: at most ${context.max} per ${Math.round(timeWindow / 1000)} s; retry after ${Math.ceil(context.ttl / 1000)} s.`,
+      code: 'RateLimited'
+    })
+  })
+}
+
+export default fp(rateLimit, { name: 'rate-limit', fastify: '5.x', dependencies: ['config', 'redis', 'problem-details', 'bearer-auth'] })

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { Problem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.js'
+
+// Node's parser refuses these before Fastify sees a request; the answer is still a problem document.
+function problemFor (code: string | undefined): Problem {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new Problem(408, { detail: 'The request was not received in time.', code: 'RequestTimeout' })
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return new Problem(431, { detail: 'The request headers are larger than this service accepts.', code: 'HeadersTooLarge' })
+  }
+  return new Problem(400, { detail: 'The request is not valid HTTP.', code: 'MalformedRequest' })
+}
+
+/** Fastify's clientErrorHandler: answers a request Node could not parse or did not receive in time. */
+export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const problem = problemFor(error.code)
+  this.log.debug({ code: error.code }, 'client error')
+  if (socket.writable) {
+    const body = JSON.stringify(problemBody(problem, '/', randomUUID()))
+    socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n` +
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}

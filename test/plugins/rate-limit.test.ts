@@ -1,0 +1,157 @@
+import t, { type Test } from 'tap'
+import { createServer } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
+import { startTcpRelay } from '../support/tcp-relay.js'
+
+// A business-like route beside the service's own: anonymous callers allowed, tokens verified when sent.
+function thingsRoute (app: FastifyInstance): void {
+  app.get('/things', { config: { auth: 'optional' } }, async () => ({ ok: true }))
+}
+
+async function get (app: FastifyInstance, headers: Record<string, string> = {}) {
+  return app.inject({ method: 'GET', url: '/things', headers })
+}
+
+// The shared client connects on its first command; the tests start from a connected one.
+async function untilRedisReady (t: Pick<Test, 'equal'>, app: FastifyInstance): Promise<void> {
+  t.equal(await app.redis?.ping(), 'PONG', 'the instance is connected to Redis')
+}
+
+t.test('without Redis: the budget per window, the headers, and the 429 problem', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW: '60000' }, extraRoutes: thingsRoute })
+  for (const remaining of ['2', '1', '0']) {
+    const res = await get(app)
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['ratelimit-limit'], '3')
+    t.equal(res.headers['ratelimit-remaining'], remaining)
+    t.ok(Number(res.headers['ratelimit-reset']) > 0 && Number(res.headers['ratelimit-reset']) <= 60, 'reset is within the window')
+  }
+  const refused = await get(app)
+  t.equal(refused.statusCode, 429)
+  t.match(refused.headers['content-type'], /^application\/problem\+json/)
+  t.equal(refused.headers['ratelimit-limit'], '3')
+  t.equal(refused.headers['ratelimit-remaining'], '0')
+  t.ok(Number(refused.headers['retry-after']) > 0 && Number(refused.headers['retry-after']) <= 60, 'Retry-After in seconds')
+  t.equal(refused.headers['retry-after'], refused.headers['ratelimit-reset'])
+  t.match(refused.json(), { status: 429, code: 'RateLimited', title: 'Too Many Requests', instance: '/things' })
+})
+
+t.test('/ping and the health paths are never limited and carry no rate-limit headers', async t => {
+  const app = await build(t, {
+    env: { RATE_LIMIT_MAX: '1' },
+    extraRoutes: scope => {
+      thingsRoute(scope)
+      scope.get('/health/live', async () => ({ status: 'Healthy' }))
+    }
+  })
+  for (let i = 0; i < 5; i++) {
+    for (const url of ['/ping', '/health/live']) {
+      const res = await app.inject({ method: 'GET', url })
+      t.equal(res.statusCode, 200, `${url} #${i + 1}`)
+      t.notOk(res.headers['ratelimit-limit'], `${url} has no rate-limit header`)
+    }
+  }
+  t.equal((await get(app)).statusCode, 200, 'the probes used none of the budget')
+  t.equal((await get(app)).statusCode, 429)
+})
+
+t.test('the key is the token subject when a verified token is sent, else the client address', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_MAX: '2' }, extraRoutes: thingsRoute })
+  const alice = await bearer({ sub: 'alice' })
+  const bob = await bearer({ sub: 'bob' })
+  t.equal((await get(app, alice)).statusCode, 200)
+  t.equal((await get(app, await bearer({ sub: 'alice' }))).statusCode, 200, 'another token of the same subject shares the budget')
+  t.equal((await get(app, alice)).statusCode, 429, 'alice is out')
+  t.equal((await get(app, bob)).statusCode, 200, 'bob, same address, has his own budget')
+  t.equal((await get(app)).statusCode, 200, 'an anonymous caller at that address has its own budget')
+  t.equal((await get(app)).statusCode, 200)
+  t.equal((await get(app)).statusCode, 429)
+  const forged = await get(app, { authorization: 'Bearer not-a-token' })
+  t.equal(forged.statusCode, 401, 'an invalid token is refused before it could pick a budget')
+})
+
+t.test('client addresses follow TRUST_PROXY', async t => {
+  const trusting = await build(t, { env: { RATE_LIMIT_MAX: '1', TRUST_PROXY: '127.0.0.1' }, extraRoutes: thingsRoute })
+  t.equal((await get(trusting, { 'x-forwarded-for': '203.0.113.1' })).statusCode, 200)
+  t.equal((await get(trusting, { 'x-forwarded-for': '203.0.113.2' })).statusCode, 200, 'behind a trusted proxy each client has a budget')
+  t.equal((await get(trusting, { 'x-forwarded-for': '203.0.113.1' })).statusCode, 429)
+
+  const direct = await build(t, { env: { RATE_LIMIT_MAX: '1' }, extraRoutes: thingsRoute })
+  t.equal((await get(direct, { 'x-forwarded-for': '203.0.113.1' })).statusCode, 200)
+  t.equal((await get(direct, { 'x-forwarded-for': '203.0.113.2' })).statusCode, 429, 'an untrusted X-Forwarded-For cannot buy a new budget')
+})
+
+t.test('RATE_LIMIT_MAX=0 turns rate limiting off', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_MAX: '0' }, extraRoutes: thingsRoute })
+  for (let i = 0; i < 5; i++) t.equal((await get(app)).statusCode, 200)
+  t.notOk((await get(app)).headers['ratelimit-limit'])
+})
+
+t.test('with Redis: two instances share one budget', async t => {
+  const url = serviceUrl(t, 'TEST_REDIS_URL')
+  if (url === undefined) return
+  const prefix = uniqueRedisPrefix('rate-limit')
+  const env = { REDIS_URL: url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW: '30000' }
+  const one = await build(t, { env, extraRoutes: thingsRoute })
+  const two = await build(t, { env, extraRoutes: thingsRoute })
+  await untilRedisReady(t, one)
+  await untilRedisReady(t, two)
+  const token = await bearer({ sub: 'shared-user' })
+  const statuses = []
+  for (const app of [one, two, one, two, one, two]) statuses.push((await get(app, token)).statusCode)
+  t.same(statuses, [200, 200, 200, 200, 429, 429], 'the fifth request is refused whichever instance takes it')
+
+  const raw = new Redis(url)
+  t.teardown(() => raw.disconnect())
+  const keys = await raw.keys(`${prefix}rate-limit:*`)
+  t.same(keys, [`${prefix}rate-limit:sub:shared-user`], 'one counter under the configured prefix')
+  const ttl = await raw.pttl(keys[0])
+  t.ok(ttl > 0 && ttl <= 30_000, 'the counter expires with the window')
+  await raw.del(keys)
+})
+
+t.test('Redis unreachable: requests are never failed, counting falls back to this instance', async t => {
+  const closed = createServer()
+  await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
+  const { port } = closed.address() as { port: number }
+  await new Promise(resolve => closed.close(resolve))
+  const lines: string[] = []
+  const app = await build(t, {
+    env: { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_MAX: '3', LOG_LEVEL: 'warn' },
+    extraRoutes: thingsRoute,
+    logStream: { write: line => { lines.push(line) } }
+  })
+  const started = Date.now()
+  const statuses = []
+  for (let i = 0; i < 4; i++) statuses.push((await get(app)).statusCode)
+  t.same(statuses, [200, 200, 200, 429], 'the local limit still holds')
+  t.ok(Date.now() - started < 5_000, 'no request waited long for Redis')
+  t.equal(lines.filter(line => line.includes('counts in this process only')).length, 1, 'one warning for the outage')
+})
+
+t.test('a Redis that stops answering delays no request beyond a short bound', async t => {
+  const url = serviceUrl(t, 'TEST_REDIS_URL')
+  if (url === undefined) return
+  const target = new URL(url)
+  const relay = await startTcpRelay(target.hostname, Number(target.port || 6379))
+  t.teardown(() => relay.close())
+  const app = await build(t, {
+    env: { REDIS_URL: `redis://127.0.0.1:${relay.port}`, REDIS_KEY_PREFIX: uniqueRedisPrefix('rate-limit-hang'), RATE_LIMIT_MAX: '11' },
+    extraRoutes: thingsRoute
+  })
+  await untilRedisReady(t, app)
+  t.equal((await get(app)).statusCode, 200, 'counted in Redis')
+  relay.hang()
+  const started = Date.now()
+  const statuses: number[] = []
+  for (let i = 0; i < 10; i++) statuses.push((await get(app)).statusCode)
+  const elapsed = Date.now() - started
+  t.ok(statuses.every(status => status === 200), `every request was served: ${statuses.join(' ')}`)
+  // Asking Redis on each request would send ten commands into the void and wait 200 ms for each.
+  t.ok(relay.swallowed() <= 3, `${relay.swallowed()} command(s) sent to the hung Redis for ten requests (${elapsed} ms in all)`)
+  const more: number[] = []
+  for (let i = 0; i < 2; i++) more.push((await get(app)).statusCode)
+  t.ok(more.includes(429), `the local limit holds: ${more.join(' ')}`)
+})
