@@ -2,6 +2,8 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { sql, type Kysely } from 'kysely'
 import { Problem } from '../src/http/problem.js'
+import { logCause } from '../src/health/log-cause.js'
+import { isDatabaseUnavailable } from '../src/storage/errors.js'
 import { createDatabase, type DatabaseKind } from '../src/storage/database.js'
 import { migrateToLatest, pendingMigrations } from '../src/storage/migrate.js'
 import type { Schema } from '../src/storage/schema.js'
@@ -40,7 +42,7 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
   const { db, kind, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
-    onPoolError: error => log.warn({ err: error }, 'database connection lost')
+    onPoolError: error => log.warn(logCause(error), 'database connection lost')
   })
 
   let state: StorageState = 'starting'
@@ -58,7 +60,10 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
     }, error => {
       if (state === 'closed') return
       state = 'unavailable'
-      log.error({ err: error, retryInMs: pause }, 'database not ready; retrying')
+      // A driver error can carry the client and its connection settings: only its name and code are logged,
+      // plus the message of a failing migration, which is ours and names no host.
+      const migrationFailure = isDatabaseUnavailable(error) ? {} : { message: (error as Error).message }
+      log.error({ ...logCause(error), ...migrationFailure, retryInMs: pause }, 'database not ready; retrying')
       retryTimer = setTimeout(() => start(Math.min(pause * 2, LONGEST_RETRY_MS)), pause)
       retryTimer.unref()
     })

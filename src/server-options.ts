@@ -69,6 +69,8 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     ...(config.HANDLER_TIMEOUT > 0 && { handlerTimeout: config.HANDLER_TIMEOUT }),
     clientErrorHandler,
     trustProxy: trustProxyOption(config.TRUST_PROXY),
+    // Opening the embedded database and compiling the schemas of every route can take seconds on a busy machine.
+    pluginTimeout: 30_000,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // API versions: `/api/v2/x` reaches the route declared at `/api/x`, with version 2.0.
