@@ -2,6 +2,8 @@
 // built service and to the bare Fastify baseline (bench/baseline.ts), which answers `pong` to any
 // request. To measure a new route, add an entry here.
 
+import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
+
 /** What a scenario's setup step may change in the request, once the service is up. */
 export interface PreparedRequest {
   path?: string
@@ -32,15 +34,83 @@ export interface Scenario {
   setup?: (context: SetupContext) => Promise<PreparedRequest | undefined>
 }
 
-// A protected route, for example, is one more entry:
-//   {
-//     name: 'vagas-list', method: 'GET', path: '/api/vagas',
-//     env: { AUTH_JWT_SECRET: 'bench-secret-of-at-least-32-characters' },
-//     setup: async ({ env, waitFor }) => {
-//       await waitFor('/health/ready')
-//       return { headers: { authorization: `Bearer ${await mintToken(env.AUTH_JWT_SECRET, ['vagas:read'])}` } }
-//     }
-//   }
+// Settings every scenario shares: a known signing secret, and no rate limit, since the load comes
+// from one client and would otherwise be measured answering 429.
+const BENCH_SECRET = TEST_JWT_SECRET
+const common = { AUTH_JWT_SECRET: BENCH_SECRET, RATE_LIMIT_MAX: '0' }
+// The business scenarios run on real PostgreSQL: the embedded database is not built for load.
+const onPostgres = { ...common, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' }
+
+async function authorization (scope: string): Promise<string> {
+  return `Bearer ${await mintToken({ sub: 'bench', scope, ttl: 3600 })}`
+}
+
+async function send (baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ id: string }> {
+  const res = await fetch(baseUrl + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
+  return await res.json() as { id: string }
+}
+
+/** One open vaga with 25 inscribed candidatos; returns the vaga and one candidato. */
+async function seedVaga (baseUrl: string): Promise<{ vagaId: string, candidatoId: string, headers: Record<string, string> }> {
+  const write = { authorization: await authorization('vagas:write candidatos:write') }
+  const run = Math.random().toString(36).slice(2, 10)
+  const vaga = await send(baseUrl, 'POST', '/api/v1/vagas', write, { titulo: `Bench ${run}`, status: 'aberta' })
+  let candidatoId = ''
+  for (let i = 0; i < 25; i++) {
+    const candidato = await send(baseUrl, 'POST', '/api/v1/candidatos', write, { nome: `Pessoa ${i}`, email: `bench-${run}-${i}@example.com` })
+    await send(baseUrl, 'POST', `/api/v1/candidatos/${candidato.id}/candidatar`, write, { vagaId: vaga.id })
+    candidatoId = candidato.id
+  }
+  return { vagaId: vaga.id, candidatoId, headers: { authorization: await authorization('candidatos:read vagas:read') } }
+}
+
 export const scenarios: Scenario[] = [
-  { name: 'ping', method: 'GET', path: '/ping' }
+  { name: 'ping', method: 'GET', path: '/ping', env: common },
+  { name: 'health-live', method: 'GET', path: '/health/live', env: common },
+  {
+    name: 'health-ready',
+    method: 'GET',
+    path: '/health/ready',
+    env: common,
+    setup: async ({ waitFor }) => { await waitFor('/health/ready'); return undefined }
+  },
+  // The same route, anonymous and with a cached valid token: the cost of bearer authentication.
+  { name: 'health-anonymous', method: 'GET', path: '/health', env: common, setup: async ({ waitFor }) => { await waitFor('/health/ready'); return undefined } },
+  {
+    name: 'health-token',
+    method: 'GET',
+    path: '/health',
+    env: common,
+    setup: async ({ waitFor }) => {
+      await waitFor('/health/ready')
+      return { headers: { authorization: await authorization('health:read') } }
+    }
+  },
+  // One versioned route, the version named three ways.
+  { name: 'version-url', method: 'GET', path: '/api/v2/user', env: common },
+  { name: 'version-header', method: 'GET', path: '/api/user', headers: { 'x-api-version': '2.0' }, env: common },
+  { name: 'version-media-type', method: 'GET', path: '/api/user', headers: { accept: 'text/plain; x-api-version=2.0' }, env: common },
+  {
+    name: 'candidato-read',
+    method: 'GET',
+    path: '/api/v1/candidatos/{id}',
+    env: onPostgres,
+    setup: async ({ baseUrl, waitFor }) => {
+      await waitFor('/health/ready')
+      const { candidatoId, headers } = await seedVaga(baseUrl)
+      return { path: `/api/v1/candidatos/${candidatoId}`, headers }
+    }
+  },
+  {
+    name: 'candidatos-list-20',
+    method: 'GET',
+    path: '/api/v1/candidatos?status=inscrito&vagaId={vaga}&sort=-criadoEm&limit=20',
+    env: onPostgres,
+    setup: async ({ baseUrl, waitFor }) => {
+      await waitFor('/health/ready')
+      const { vagaId, headers } = await seedVaga(baseUrl)
+      return { path: `/api/v1/candidatos?status=inscrito&vagaId=${vagaId}&sort=-criadoEm&limit=20`, headers }
+    }
+  }
 ]

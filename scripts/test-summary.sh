@@ -2,7 +2,7 @@
 # Prints "N passed, N failed" (", N skipped", ", N todo" when any) from the closing summary that
 # tap writes at the end of a run, e.g. "# { total: 5, pass: 2, fail: 1, todo: 1, skip: 1 }".
 set -uo pipefail
-summary="$(grep -E '^# \{ total: [0-9]+' "$1" | tail -n 1)"
+summary="$(grep -a -E '^# \{ total: [0-9]+' "$1" | tail -n 1)"
 if [ -z "$summary" ]; then
   echo "no test summary found (the test run stopped before tap reported)"
   exit 0

@@ -10,14 +10,16 @@ export interface DenyList {
 }
 
 const KEY = (jti: string) => `revoked-jti:${jti}`
+const USABLE_STATES = new Set(['ready', 'wait', 'connecting', 'connect'])
 
 /** Shared by every instance through Redis. When Redis cannot answer, tokens are not trusted (503). */
 export function createRedisDenyList (redis: Redis): DenyList {
   return {
     kind: 'redis',
     async isRevoked (jti) {
-      // A connection that is down answers at once instead of holding every request for a retry.
-      if (redis.status !== 'ready' && redis.status !== 'wait') throw new TokenCheckUnavailableError('the revocation list is unreachable')
+      // A connection that is down answers at once instead of holding every request for a retry; one
+      // still being opened (the first commands after start) is worth its short connect timeout.
+      if (!USABLE_STATES.has(redis.status)) throw new TokenCheckUnavailableError('the revocation list is unreachable')
       try {
         return await redis.exists(KEY(jti)) === 1
       } catch {
