@@ -1,9 +1,8 @@
 // npm run seed -- [vagas] [candidatos]: fills the configured database with demonstration data
 // (default 20 vagas, 2000 candidatos) and prints URLs worth reading, e.g. for a benchmark.
-import { ConfigError, loadConfig } from '../config.js'
-import { createDatabase } from '../storage/database.js'
 import { migrateToLatest } from '../storage/migrate.js'
 import { seed } from '../storage/seed.js'
+import { withDatabase } from './with-database.js'
 
 function count (value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback
@@ -12,26 +11,12 @@ function count (value: string | undefined, fallback: number): number {
   return n
 }
 
-async function main (): Promise<number> {
-  const config = loadConfig()
+await withDatabase('seed', async ({ db, kind }) => {
   const [vagas, candidatos] = [count(process.argv[2], 20), count(process.argv[3], 2000)]
-  const { db, kind, close } = createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })
-  try {
-    await migrateToLatest(db)
-    const result = await seed(db, { vagas, candidatos })
-    const vaga = result.vagaIds[0]
-    process.stdout.write(`${kind}: added ${vagas} vagas and ${candidatos} candidatos\n`)
-    if (result.sampleCandidatoId !== '') process.stdout.write(`single read:   /api/v1/candidatos/${result.sampleCandidatoId}\n`)
-    if (vaga !== undefined) process.stdout.write(`filtered list: /api/v1/candidatos?status=inscrito&vagaId=${vaga}&sort=-criadoEm&limit=20\n`)
-    return 0
-  } finally {
-    await close()
-  }
-}
-
-try {
-  process.exitCode = await main()
-} catch (error) {
-  process.stderr.write(`seed failed: ${error instanceof ConfigError ? error.message : (error as Error).message}\n`)
-  process.exitCode = 1
-}
+  await migrateToLatest(db)
+  const result = await seed(db, { vagas, candidatos })
+  const vaga = result.vagaIds[0]
+  process.stdout.write(`${kind}: added ${vagas} vagas and ${candidatos} candidatos\n`)
+  if (result.sampleCandidatoId !== '') process.stdout.write(`single read:   /api/v1/candidatos/${result.sampleCandidatoId}\n`)
+  if (vaga !== undefined) process.stdout.write(`filtered list: /api/v1/candidatos?status=inscrito&vagaId=${vaga}&sort=-criadoEm&limit=20\n`)
+})

@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap'
-import { createServer, connect, type Server, type Socket } from 'node:net'
 import { sql } from 'kysely'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
 import { freshPostgresDatabase } from '../support/services.js'
+import { tcpForwarder } from '../support/tcp-forwarder.js'
 
 async function untilState (app: FastifyInstance, wanted: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -46,33 +46,10 @@ t.test('PostgreSQL: opens, migrates, runs concurrent queries and transactions', 
   await exercise(t, app)
 })
 
-/** A TCP forwarder to the real server that can be switched off and on, to lose and regain the database. */
-function forwarder (target: URL) {
-  let server: Server | undefined
-  const sockets = new Set<Socket>()
-  const port = { value: 0 }
-  return {
-    port,
-    async up () {
-      server = createServer(client => {
-        const upstream = connect(Number(target.port || 5432), target.hostname)
-        for (const s of [client, upstream]) { sockets.add(s); s.on('error', () => {}); s.on('close', () => sockets.delete(s)) }
-        client.pipe(upstream).pipe(client)
-      })
-      await new Promise<void>(resolve => server?.listen(port.value, '127.0.0.1', resolve))
-      port.value = (server.address() as { port: number }).port
-    },
-    async down () {
-      for (const s of sockets) s.destroy()
-      await new Promise(resolve => server?.close(resolve))
-    }
-  }
-}
-
 t.test('PostgreSQL unreachable at start: the service starts, answers 503 problems, and recovers by itself', async t => {
   const url = await freshPostgresDatabase(t)
   if (url === undefined) return
-  const proxy = forwarder(new URL(url))
+  const proxy = tcpForwarder(new URL(url), 5432)
   await proxy.up()
   await proxy.down() // the port is known and now refuses connections
   const viaProxy = new URL(url)
