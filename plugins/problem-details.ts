@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Problem, PROBLEM_CONTENT_TYPE, problemBody } from '../src/http/problem.js'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from '../src/http/problem.js'
 import { isDatabaseUnavailable } from '../src/storage/errors.js'
 
 declare module 'fastify' {
@@ -68,19 +68,13 @@ export function toProblem (error: FastifyError | Problem): Problem {
   return new Problem(500, { detail: 'The server failed to answer this request. Quote the requestId when reporting it.', code: 'InternalError' })
 }
 
-function instanceOf (request: FastifyRequest): string {
-  const url = request.originalUrl
-  const query = url.indexOf('?')
-  return query === -1 ? url : url.slice(0, query)
-}
-
 async function problemDetails (fastify: FastifyInstance): Promise<void> {
   fastify.decorateReply('sendProblem', function (this: FastifyReply, problem: Problem) {
     const headers = problem.fields.headers
     if (headers !== undefined) this.headers(headers)
     return this.code(problem.status)
       .type(PROBLEM_CONTENT_TYPE)
-      .send(JSON.stringify(problemBody(problem, instanceOf(this.request), String(this.request.id))))
+      .send(JSON.stringify(problemBody(problem, problemInstance(this.request.originalUrl), String(this.request.id))))
   })
 
   fastify.setErrorHandler(function handleError (error: FastifyError | Problem, request, reply) {

@@ -3,6 +3,7 @@ import type { FastifyServerOptions, FastifyRequest } from 'fastify'
 import type { IncomingMessage, ServerOptions } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
 import { clientErrorHandler } from './http/client-error.js'
+import { frameworkErrors } from './http/framework-errors.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
 import { buildVersionTable } from './versioning/versions.js'
 import { createChildLoggerFactory } from './logging/request-logger.js'
@@ -68,6 +69,8 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     connectionTimeout: config.CONNECTION_TIMEOUT,
     ...(config.HANDLER_TIMEOUT > 0 && { handlerTimeout: config.HANDLER_TIMEOUT }),
     clientErrorHandler,
+    // A URL the router cannot decode (400 InvalidUrl) or a path segment over maxParamLength (414 UriTooLong).
+    frameworkErrors,
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Opening the embedded database and compiling the schemas of every route can take seconds on a busy machine.
     pluginTimeout: 30_000,

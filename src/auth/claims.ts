@@ -7,9 +7,17 @@ export interface ClaimRules {
   audiences?: readonly string[]
 }
 
+// Claims that name who acts or which token: stored (as a candidato action's actor, an idempotency
+// key's owner) and looked up. PostgreSQL cannot store a NUL character in text.
+const IDENTITY_CLAIMS = ['sub', 'client_id', 'azp', 'jti'] as const
+
 /** Checks the claims every token must satisfy whatever verified it (JWT signature or introspection). */
 export function checkClaims (claims: Record<string, unknown>, rules: ClaimRules): void {
   if (rules.issuer !== undefined && claims.iss !== rules.issuer) throw new InvalidTokenError('issuer')
+  for (const name of IDENTITY_CLAIMS) {
+    const value = claims[name]
+    if (typeof value === 'string' && value.includes('\u0000')) throw new InvalidTokenError('unusable_claim')
+  }
   if (rules.audiences !== undefined) {
     const aud = claims.aud
     const offered = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : []

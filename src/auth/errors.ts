@@ -11,6 +11,7 @@ export const INVALID_TOKEN_DESCRIPTIONS = {
   issuer: 'The access token issuer is not accepted',
   audience: 'The access token audience is not accepted',
   missing_claim: 'The access token lacks a required claim',
+  unusable_claim: 'The access token names its subject, client or id with a character this service cannot store',
   unknown_key: 'The access token signing key is unknown',
   revoked: 'The access token has been revoked',
   inactive: 'The access token is not active',

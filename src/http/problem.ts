@@ -32,6 +32,12 @@ export function problemType (code: string | undefined): string {
   return code === undefined ? 'about:blank' : `urn:problem-type:recrutamento:${code}`
 }
 
+/** A problem's `instance`: the path the client sent (before any version rewrite), without its query. */
+export function problemInstance (originalUrl: string): string {
+  const query = originalUrl.indexOf('?')
+  return query === -1 ? originalUrl : originalUrl.slice(0, query)
+}
+
 export interface ProblemBody {
   type: string
   title: string

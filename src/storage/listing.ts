@@ -56,6 +56,10 @@ function decode (value: unknown, kind: ColumnKind): string | Date {
   if (kind === 'text') return value
   const date = new Date(value)
   if (Number.isNaN(date.getTime()) || date.toISOString() !== value) throw new InvalidPositionError('cursor value is not a timestamp')
+  // A JavaScript date reaches years PostgreSQL cannot hold (and PGlite cannot read, year 0 included):
+  // only years 1 to 9999 travel, which covers every timestamp this service writes.
+  const year = date.getUTCFullYear()
+  if (year < 1 || year > 9999) throw new InvalidPositionError('cursor value is not a timestamp the database can hold')
   return date
 }
 

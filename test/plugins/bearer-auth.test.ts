@@ -152,6 +152,8 @@ t.test('each invalid-token cause answers 401 invalid_token with its own fixed de
     ['wrong issuer', await mintToken({ ...good, iss: 'https://evil.test' }), 'The access token issuer is not accepted'],
     ['no issuer', await mintToken({ ...good, iss: undefined }), 'The access token issuer is not accepted'],
     ['wrong audience', await mintToken({ ...good, aud: 'other' }), 'The access token audience is not accepted'],
+    ['NUL in sub', await mintToken({ ...good, sub: 'a\u0000b' }), 'The access token names its subject, client or id with a character this service cannot store'],
+    ['NUL in client_id', await mintToken({ ...good, claims: { client_id: 'app\u0000' } }), 'The access token names its subject, client or id with a character this service cannot store'],
     ['no exp', await new SignJWT({ scope: 'vagas:read', iss: 'https://issuer.test', aud: 'recrutamento' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(TEST_JWT_SECRET)), 'The access token lacks a required claim']
   ]
   for (const [name, token, description] of cases) {

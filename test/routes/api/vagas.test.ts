@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build } from '../../helper.js'
+import { encodeCursor } from '../../../src/http/collection-query.js'
 
 const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
@@ -233,6 +234,25 @@ t.test('Idempotency-Key: a retry answers the first result; another body with the
   t.not(anotherCaller.json().id, first.json().id, 'keys belong to their caller')
   t.equal((await app.inject({ url: '/api/v1/vagas', headers: auth })).json().total, 2)
   t.equal((await send({ titulo: 'x' }, 'chave com espaço')).statusCode, 400, 'keys are printable ASCII without blanks')
+})
+
+t.test('a forged cursor with a timestamp the database cannot hold answers 400 InvalidCursor', async t => {
+  const { app, auth } = await ready(t)
+  // The cursor's binding is a digest anyone can compute: a client can forge a cursor that passes it.
+  const forged = encodeCursor({ values: ['-271821-04-20T00:00:00.000Z'], id: '00000000-0000-4000-8000-000000000000' }, '-criadoEm', {})
+  const res = await app.inject({ url: `/api/v2/vagas?limit=5&cursor=${forged}`, headers: auth })
+  t.equal(res.statusCode, 400)
+  t.match(res.json(), { code: 'InvalidCursor' })
+})
+
+t.test('a token whose subject holds a NUL is refused with 401 before anything is stored', async t => {
+  const { app, auth } = await ready(t)
+  // The subject becomes the owner of the Idempotency-Key; PostgreSQL cannot store a NUL in text.
+  const nul = await bearer({ scope: ALL, sub: 'recrutadora\u0000-1' })
+  const res = await app.inject({ method: 'POST', url: '/api/v2/vagas', headers: { ...nul, 'idempotency-key': 'chave-nul' }, payload: { titulo: 'Com NUL' } })
+  t.equal(res.statusCode, 401)
+  t.match(res.json(), { code: 'InvalidToken' })
+  t.equal((await app.inject({ url: '/api/v1/vagas', headers: auth })).json().total, 0, 'nothing was stored')
 })
 
 t.test('a vaga with candidatos cannot be deleted; nested candidatos list', async t => {
