@@ -2,7 +2,9 @@ import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { httpDateNow } from '../src/http/http-date.js'
+import { NO_STORE_HEADERS } from '../src/http/no-store.js'
 import { Problem } from '../src/http/problem.js'
+import { addRouteHook } from '../src/http/route-hooks.js'
 import { canonicalPath, uriRuleViolation } from '../src/http/uri-rules.js'
 
 import '../src/http/route-config.js'
@@ -40,6 +42,18 @@ function createRouteTable () {
 
 type HookDone = (error: Error | null, payload: unknown) => void
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The route declared `config.cacheable`: its answer gets no `no-store`. */
+    cacheable: boolean
+  }
+}
+
+function markCacheable (request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  request.cacheable = true
+  done()
+}
+
 function pathOf (url: string): string {
   const query = url.indexOf('?')
   return query === -1 ? url : url.slice(0, query)
@@ -53,7 +67,10 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
   const exemptPrefixes = opts.uriRuleExemptPrefixes ?? DEFAULT_EXEMPT_PREFIXES
   const routes = createRouteTable()
 
+  // Which answers may be cached is known per route; the flag is set by a hook on those routes only.
+  fastify.decorateRequest('cacheable', false)
   fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.cacheable === true) addRouteHook(route, 'onRequest', markCacheable)
     const path = route.url
     if (!exemptPrefixes.some(prefix => path.startsWith(prefix))) {
       const violation = uriRuleViolation(path)
@@ -68,10 +85,8 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     if ((request.method === 'GET' || request.method === 'HEAD') && !reply.hasHeader('last-modified')) {
       reply.header('last-modified', httpDateNow())
     }
-    if (!reply.hasHeader('cache-control') && request.routeOptions.config?.cacheable !== true) {
-      reply.header('cache-control', 'no-store')
-      reply.header('pragma', 'no-cache')
-      reply.header('expires', '0')
+    if (!request.cacheable && !reply.hasHeader('cache-control')) {
+      reply.headers(NO_STORE_HEADERS)
     }
     done(null, payload)
   })

@@ -1,10 +1,15 @@
 import fp from 'fastify-plugin'
 import fastifyMetricsModule from 'fastify-metrics'
 import promClient from 'prom-client'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { gaugeValueOf } from '../src/health/status.js'
+import { addRouteHook } from '../src/http/route-hooks.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route stays out of the request-duration histogram (probes polled every few seconds). */
+    disableMetrics?: boolean
+  }
   interface FastifyInstance {
     /** This app's Prometheus registry, served by GET /metrics. */
     metricsRegistry: promClient.Registry
@@ -26,15 +31,26 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
     endpoint: null,
     promClient: { ...promClient, register: registry },
     defaultMetrics: { enabled: true, register: registry },
-    routeMetrics: {
-      enabled: { histogram: true, summary: false },
-      // Only routes the service declares, labelled by their pattern (/health/:name), never the raw URL.
-      registeredRoutesOnly: true,
-      overrides: {
-        histogram: { name: 'http_request_duration_seconds', help: 'HTTP request duration in seconds, by route pattern', registers: [registry] },
-        summary: { registers: [registry] }
-      }
+    // Request durations are observed below, per route: the library's own hooks run on every request.
+    routeMetrics: { enabled: false }
+  })
+
+  const requestDuration = new promClient.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration in seconds, by route pattern',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry]
+  })
+  // Only routes the service declares, labelled by their pattern (/health/:name), never the raw URL.
+  // A route-level hook, so that /ping and the probes (`disableMetrics`) run no metrics code at all.
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.disableMetrics === true) return
+    const pattern = route.url
+    function observeDuration (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+      requestDuration.observe({ method: request.method, route: pattern, status_code: reply.statusCode }, reply.elapsedTime / 1000)
+      done()
     }
+    addRouteHook(route, 'onResponse', observeDuration)
   })
 
   // prom-client names these gauges with a counter's `_total` suffix, which Prometheus' linter refuses;

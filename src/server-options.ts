@@ -6,6 +6,7 @@ import { clientErrorHandler } from './http/client-error.js'
 import { frameworkErrors } from './http/framework-errors.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
 import { buildVersionTable } from './versioning/versions.js'
+import { AccessLogController } from './logging/access-log.js'
 import { createChildLoggerFactory } from './logging/request-logger.js'
 
 // A caller's request id is kept only when it is short and made of safe characters.
@@ -58,16 +59,16 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
       serializers: { req: serializeRequest as never }
     },
     childLoggerFactory: createChildLoggerFactory(),
+    logController: new AccessLogController(),
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT,
-    // Limits (README "Limits"): Node refuses an oversized head with 431 and a slow request with 408;
-    // a handler that outlives HANDLER_TIMEOUT answers 503 instead of piling up.
+    // Limits (README "Limits"): Node refuses an oversized head with 431 and a slow request with 408.
+    // HANDLER_TIMEOUT is set per route by plugins/handler-timeout.ts.
     http: httpOptions(config),
     requestTimeout: config.REQUEST_TIMEOUT,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT,
     connectionTimeout: config.CONNECTION_TIMEOUT,
-    ...(config.HANDLER_TIMEOUT > 0 && { handlerTimeout: config.HANDLER_TIMEOUT }),
     clientErrorHandler,
     // A URL the router cannot decode (400 InvalidUrl) or a path segment over maxParamLength (414 UriTooLong).
     frameworkErrors,

@@ -11,7 +11,8 @@ const overview: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/', {
     ...PROBE_ROUTE,
     prefixTrailingSlash: 'no-slash',
-    config: { ...PROBE_ROUTE.config, auth: 'optional' },
+    // A token may need its issuer's keys fetched: this route keeps the handler timer.
+    config: { ...PROBE_ROUTE.config, instant: false, auth: 'optional' },
     schema: {
       summary: 'General state of the service',
       description: 'The readiness result. Without a token only `status`; with a token carrying `health:read`, also `checks`.',

@@ -41,8 +41,11 @@ export const DependenciesResult = Type.Object({
   dependencies: Type.Array(DependencyResult)
 }, { additionalProperties: false })
 
-/** Route options every probe shares: no access log line per poll, no load shedding, no request histogram. */
+/**
+ * Route options every probe shares: no access log line per poll, no load shedding, no request
+ * histogram, and no handler timer, since a probe reads results kept in memory.
+ */
 export const PROBE_ROUTE = {
   logLevel: 'warn',
-  config: { shed: false, disableMetrics: true }
+  config: { shed: false, disableMetrics: true, instant: true }
 } as const

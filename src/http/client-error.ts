@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import { NO_STORE_HEADERS } from './no-store.js'
 import { Problem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.js'
+
+// Written by hand on the socket: the headers every other answer gets from the http-conventions plugin.
+const NO_STORE_LINES = Object.entries(NO_STORE_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')
 
 // Node's parser refuses these before Fastify sees a request; the answer is still a problem document.
 function problemFor (code: string | undefined): Problem {
@@ -20,11 +24,14 @@ export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoEx
   // A reset connection has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const problem = problemFor(error.code)
-  this.log.debug({ code: error.code }, 'client error')
+  // No request was parsed, so no caller's id can be kept: a fresh one ties the answer to the log line.
+  const requestId = randomUUID()
+  this.log.debug({ code: error.code, reqId: requestId }, 'client error')
   if (socket.writable) {
-    const body = JSON.stringify(problemBody(problem, '/', randomUUID()))
+    const body = JSON.stringify(problemBody(problem, '/', requestId))
     socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? ''}\r\n` +
-      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n${NO_STORE_LINES}Connection: close\r\n\r\n${body}`)
   }
   socket.destroy(error)
 }

@@ -97,10 +97,18 @@ export function createVersionReader ({ table, vendorName }: VersionReaderOptions
     return found
   }
 
+  // The usual answer, one supported version named one way, is built once per version and reused.
+  const accepted = new Map(table.versions.flatMap(version => [false, true].map(vendor =>
+    [`${version.version} ${vendor}`, { version, problem: undefined, vendor, named: true } satisfies VersionSelection])))
+
   return function readVersion (req, urlSegment) {
     const names = named(req, urlSegment)
     if (names === undefined) return defaultSelection
     const vendor = names.some(name => name.source === 'accept-vendor-media-type')
+    if (names.length === 1) {
+      const selection = accepted.get(`${normalizeVersion(names[0]!.value)} ${vendor}`)
+      if (selection !== undefined) return selection
+    }
 
     const malformed = names.filter(name => normalizeVersion(name.value) === undefined)
     if (malformed.length > 0) {
@@ -132,7 +140,7 @@ export function createVersionReader ({ table, vendorName }: VersionReaderOptions
         supportedVersions: supported
       }), vendor)
     }
-    return { version, problem: undefined, vendor, named: true }
+    return accepted.get(`${version.version} ${vendor}`)!
   }
 }
 

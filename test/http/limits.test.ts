@@ -52,6 +52,22 @@ t.test('a request that is not valid HTTP answers 400 problem+json and the connec
   t.notMatch(text, /HPE_|Error:/, 'the parser error stays in the server')
 })
 
+t.test('a request Node refuses carries the headers of every other error: x-request-id (the body\'s requestId) and no-store', async t => {
+  const app = await build(t, { env: { HEADER_LIMIT: '2048' } })
+  const port = await listening(app)
+  const refusals = [
+    `GET /ping HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(4096)}\r\n\r\n`,
+    'GET /ping HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'
+  ]
+  for (const raw of refusals) {
+    const { text } = await rawExchange(port, socket => { socket.write(raw) })
+    const head = text.slice(0, text.indexOf('\r\n\r\n'))
+    const requestId = /^x-request-id: (.+)$/im.exec(head)?.[1]
+    t.equal(requestId, bodyOf(text).requestId, `${head.split('\r\n')[0]}: x-request-id is the body's requestId`)
+    t.match(head, /^cache-control: no-store$/im)
+  }
+})
+
 t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with Retry-After', async t => {
   const app = await build(t, {
     env: { HANDLER_TIMEOUT: '200' },
@@ -71,6 +87,20 @@ t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with Retry-A
   t.match(slow.json(), { status: 503, code: 'HandlerTimeout' })
   t.notMatch(slow.body, /FST_|timed out after|on route/, 'the body does not carry the framework\'s message')
   t.equal((await app.inject({ method: 'GET', url: '/quick' })).statusCode, 200, 'quick handlers are untouched')
+})
+
+t.test('a route declared instant gets no handler timer; every other route does', async t => {
+  const app = await build(t, {
+    env: { HANDLER_TIMEOUT: '100' },
+    extraRoutes: scope => {
+      const late = async () => { await new Promise(resolve => setTimeout(resolve, 300)); return { late: true } }
+      scope.get('/instant-but-late', { config: { instant: true } }, late)
+      scope.get('/timed', late)
+    }
+  })
+  t.equal((await app.inject('/instant-but-late')).statusCode, 200, 'no timer cuts the instant route short')
+  t.equal((await app.inject('/timed')).statusCode, 503)
+  t.equal((await app.inject('/ping')).statusCode, 200)
 })
 
 t.test('a client that does not finish its request within REQUEST_TIMEOUT gets 408 problem+json', async t => {

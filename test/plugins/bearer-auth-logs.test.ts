@@ -26,7 +26,7 @@ t.test('no log line ever holds a token, whichever way it came and however the re
     { method: 'POST' as const, url: '/secrets', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `access_token=${good}` }
   ]
   for (const request of requests) await app.inject(request)
-  t.ok(lines.length >= requests.length * 2, `the requests were logged (${lines.length} lines)`)
+  t.ok(lines.filter(line => line.includes('"request completed"')).length >= requests.length, `every request has its access line (${lines.length} lines)`)
   t.ok(lines.some(line => line.includes('access_token=[Redacted]')), 'the URL is logged with the token redacted')
   for (const token of tokens) {
     const leaked = lines.filter(line => line.includes(token) || line.includes(token.split('.')[2] ?? token))

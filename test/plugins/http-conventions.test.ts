@@ -7,6 +7,7 @@ function widgets (app: FastifyInstance): void {
   app.get('/widgets/:id', { config: { cacheable: true } }, async (_req, reply) => {
     return reply.header('cache-control', 'public, max-age=60').header('last-modified', 'Wed, 21 Oct 2026 07:28:00 GMT').send({ ok: true })
   })
+  app.get('/catalogue', { config: { cacheable: true } }, async () => ({ cacheable: true }))
   app.post('/widgets', { schema: { body: Type.Object({ name: Type.String({ minLength: 1 }), size: Type.Integer() }) } }, async () => ({ ok: true }))
   app.get('/boom', async () => { throw new Error('connect ECONNREFUSED db.internal:5432 password=secret') })
 }
@@ -66,6 +67,20 @@ t.test('cacheable routes keep their own cache headers and Last-Modified', async 
   t.equal(res.headers['cache-control'], 'public, max-age=60')
   t.notOk(res.headers.pragma)
   t.equal(res.headers['last-modified'], 'Wed, 21 Oct 2026 07:28:00 GMT')
+})
+
+t.test('a cacheable route that sets no Cache-Control gets no no-store either; its neighbours do', async t => {
+  const app = await build(t, { extraRoutes: widgets })
+  for (const method of ['GET', 'HEAD'] as const) {
+    const res = await app.inject({ method, url: '/catalogue' })
+    t.equal(res.statusCode, 200)
+    t.notOk(res.headers['cache-control'], `${method}: no cache-control`)
+    t.notOk(res.headers.pragma)
+    t.notOk(res.headers.expires)
+    t.ok(res.headers['last-modified'])
+  }
+  const other = await app.inject({ method: 'POST', url: '/widgets', payload: { name: 'x', size: 1 } })
+  t.equal(other.headers['cache-control'], 'no-store')
 })
 
 t.test('a caller request id is kept when well formed, replaced otherwise', async t => {
