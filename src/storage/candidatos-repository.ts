@@ -1,11 +1,12 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Candidato, CandidatoFields, CandidatoStatus } from '../domain/candidato.js'
 import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type Move, type Refusal } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
 import { isUniqueViolation } from './errors.js'
-import { afterPosition, positionValue, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
-import type { Schema } from './schema.js'
+import { batchedLookup } from './batched-lookup.js'
+import { afterPosition, pageOf, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import type { CandidatosTable, Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
 export interface VagaSummary {
@@ -87,7 +88,8 @@ function base (db: Executor) {
 
 type Row = Awaited<ReturnType<ReturnType<typeof base>['executeTakeFirstOrThrow']>>
 
-function toRecord (row: Row): CandidatoRecord {
+/** The candidato's own columns, as the domain names them. */
+function ownFields (row: Selectable<CandidatosTable>): Omit<CandidatoRecord, 'vaga'> {
   return {
     id: row.id,
     nome: row.nome,
@@ -97,15 +99,21 @@ function toRecord (row: Row): CandidatoRecord {
     transferidoDe: row.transferido_de,
     criadoEm: row.criado_em,
     atualizadoEm: row.atualizado_em,
-    versao: row.versao,
+    versao: row.versao
+  }
+}
+
+function toRecord (row: Row): CandidatoRecord {
+  return {
+    ...ownFields(row),
     vaga: row.vaga_id === null || row.vaga_titulo === null || row.vaga_status === null || row.vaga_versao === null || row.vaga_atualizado_em === null
       ? null
       : { id: row.vaga_id, titulo: row.vaga_titulo, status: row.vaga_status, versao: row.vaga_versao, atualizadoEm: row.vaga_atualizado_em }
   }
 }
 
-/** One candidato with its history, in one round trip. */
-function detailQuery (db: Executor, id: string) {
+/** Candidatos with their history, in one round trip. */
+function detailQuery (db: Executor) {
   return base(db)
     .select(eb => jsonArrayFrom(
       eb.selectFrom('candidato_acoes as a')
@@ -113,7 +121,6 @@ function detailQuery (db: Executor, id: string) {
         .whereRef('a.candidato_id', '=', 'c.id')
         .orderBy('a.id')
     ).as('historico'))
-    .where('c.id', '=', id)
 }
 
 type DetailRow = Row & { historico: Array<{ acao: CandidatoAction, metodo: ActionMethod, status_anterior: CandidatoStatus, status_novo: CandidatoStatus, vaga_anterior_id: string | null, vaga_id: string | null, ator: string, em: Date | string }> }
@@ -135,13 +142,18 @@ function toDetail (row: DetailRow): CandidatoDetail {
 }
 
 async function findDetail (db: Executor, id: string): Promise<CandidatoDetail | undefined> {
-  const row = await detailQuery(db, id).executeTakeFirst()
+  const row = await detailQuery(db).where('c.id', '=', id).executeTakeFirst()
   return row === undefined ? undefined : toDetail(row as DetailRow)
+}
+
+async function findDetails (db: Executor, ids: readonly string[]): Promise<CandidatoDetail[]> {
+  const rows = await detailQuery(db).where('c.id', 'in', ids).execute()
+  return rows.map(row => toDetail(row as DetailRow))
 }
 
 /** The current candidato with its history, its row locked until the transaction ends. */
 async function lockDetail (trx: Transaction<Schema>, id: string): Promise<CandidatoDetail | undefined> {
-  const row = await detailQuery(trx, id).forUpdate('c').executeTakeFirst()
+  const row = await detailQuery(trx).where('c.id', '=', id).forUpdate('c').executeTakeFirst()
   return row === undefined ? undefined : toDetail(row as DetailRow)
 }
 
@@ -156,7 +168,7 @@ async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
 
 export function createCandidatosRepository (db: Kysely<Schema>) {
   return {
-    findById: (id: string) => findDetail(db, id),
+    findById: batchedLookup(ids => findDetails(db, ids)),
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
       const filtered = (query: ReturnType<typeof base>) => {
@@ -188,33 +200,14 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         ? filtered(base(db)).clearSelect().select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
         : undefined
       const [rows, total] = await Promise.all([query.execute(), counting])
-      const items = rows.slice(0, request.limit).map(toRecord)
-      const last = items.at(-1)
-      const more = rows.length > request.limit && last !== undefined
-      return {
-        items,
-        ...(total !== undefined && { total }),
-        ...(more && { next: { values: request.sort.map(key => positionValue(last[key.field])), id: last.id } })
-      }
+      return pageOf(request, rows.map(toRecord), total)
     },
 
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
     async create (fields: CandidatoFields): Promise<CandidatoDetail> {
       return await duplicateEmailAware(async () => {
         const row = await db.insertInto('candidatos').values({ ...fields, status: 'cadastrado' }).returningAll().executeTakeFirstOrThrow()
-        return {
-          id: row.id,
-          nome: row.nome,
-          email: row.email,
-          status: row.status,
-          vagaId: row.vaga_id,
-          transferidoDe: row.transferido_de,
-          criadoEm: row.criado_em,
-          atualizadoEm: row.atualizado_em,
-          versao: row.versao,
-          vaga: null,
-          historico: []
-        }
+        return { ...ownFields(row), vaga: null, historico: [] }
       })
     },
 

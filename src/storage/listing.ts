@@ -89,3 +89,15 @@ export function afterPosition (eb: ExpressionBuilder<any, any>, columns: SortCol
 export function prefixPattern (value: string): string {
   return `${value.toLowerCase().replace(/[\\%_]/g, char => `\\${char}`)}%`
 }
+
+/** The page out of the rows a list query fetched with `limit + 1`: the extra row only says there is more. */
+export function pageOf<F extends string, T extends { id: string } & Record<F, unknown>> (request: ListRequest<F, unknown>, fetched: T[], total: number | undefined): ListResult<T> {
+  const items = fetched.slice(0, request.limit)
+  const last = items.at(-1)
+  const more = fetched.length > request.limit && last !== undefined
+  return {
+    items,
+    ...(total !== undefined && { total }),
+    ...(more && { next: { values: request.sort.map(key => positionValue(last[key.field])), id: last.id } })
+  }
+}

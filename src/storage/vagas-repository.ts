@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
+import { batchedLookup } from './batched-lookup.js'
 import { isForeignKeyViolation } from './errors.js'
-import { afterPosition, positionValue, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { afterPosition, pageOf, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { Schema, VagasTable } from './schema.js'
 
 export interface VagaRecord extends Vaga {
@@ -55,10 +56,10 @@ export function createVagasRepository (db: Kysely<Schema>) {
   }
 
   return {
-    async findById (id: string): Promise<VagaRecord | undefined> {
-      const row = await db.selectFrom('vagas').selectAll().where('id', '=', id).executeTakeFirst()
-      return row === undefined ? undefined : toRecord(row)
-    },
+    findById: batchedLookup(async ids => {
+      const rows = await db.selectFrom('vagas').selectAll().where('id', 'in', ids).execute()
+      return rows.map(toRecord)
+    }),
 
     async exists (id: string): Promise<boolean> {
       const row = await db.selectFrom('vagas').select('id').where('id', '=', id).executeTakeFirst()
@@ -84,14 +85,7 @@ export function createVagasRepository (db: Kysely<Schema>) {
           ? where(request.filter).select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
           : undefined
       ])
-      const items = rows.slice(0, request.limit).map(toRecord)
-      const last = items.at(-1)
-      const more = rows.length > request.limit && last !== undefined
-      return {
-        items,
-        ...(total !== undefined && { total }),
-        ...(more && { next: { values: request.sort.map(key => positionValue(last[key.field])), id: last.id } })
-      }
+      return pageOf(request, rows.map(toRecord), total)
     },
 
     async create (fields: VagaFields): Promise<VagaRecord> {

@@ -41,6 +41,21 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     t.same(await candidatos.remove(bia.id), { outcome: 'not-found' })
   })
 
+  t.test('reads made together are answered together, each with its own record, seeing every earlier write', async t => {
+    const vaga = await vagas.create({ titulo: 'Lote', descricao: null, status: 'aberta' })
+    const people = await Promise.all(Array.from({ length: 12 }, async (_, i) => await candidatos.create({ nome: `Pessoa ${i}`, email: `lote-${i}@example.com` })))
+    const missing = '00000000-0000-4000-8000-000000000001'
+    const ids = [...people.map(p => p.id), missing, people[0]!.id, people[0]!.id]
+    const [read, vagaRead] = await Promise.all([Promise.all(ids.map(async id => await candidatos.findById(id))), vagas.findById(vaga.id)])
+    t.same(read.slice(0, 12).map(c => c?.email), people.map(p => p.email), 'each read gets its own record, in order')
+    t.equal(read[12], undefined, 'an unknown id in the same batch reads as absent')
+    t.same([read[13]?.id, read[14]?.id], [people[0]!.id, people[0]!.id], 'the same id read twice at once')
+    t.equal(vagaRead?.titulo, 'Lote')
+
+    await candidatos.update(people[1]!.id, { nome: 'Renomeada' })
+    t.equal((await candidatos.findById(people[1]!.id))?.nome, 'Renomeada', 'a read after a write sees it')
+  })
+
   t.test('actions: every transition writes state and history together', async t => {
     const a = await vagas.create({ titulo: 'A', descricao: null, status: 'aberta' })
     const b = await vagas.create({ titulo: 'B', descricao: null, status: 'aberta' })
@@ -157,6 +172,13 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     await t.rejects(candidatos.list({ filter: {}, sort: [{ field: 'criadoEm', direction: 'asc' }], limit: 2, page: { kind: 'cursor', after: { values: ['not a date'], id: ids[0]! } } }), InvalidPositionError)
     await t.rejects(candidatos.list({ filter: {}, sort: [{ field: 'nome', direction: 'asc' }], limit: 2, page: { kind: 'cursor', after: { values: [1], id: ids[0]! } } }), InvalidPositionError)
     await t.rejects(candidatos.list({ filter: {}, sort: [], limit: 2, page: { kind: 'cursor', after: { values: ['x'], id: ids[0]! } } }), InvalidPositionError)
+    for (const far of ['-271821-04-20T00:00:00.000Z', '-004714-01-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '+010000-01-01T00:00:00.000Z']) {
+      await t.rejects(candidatos.list({ filter: {}, sort: [{ field: 'criadoEm', direction: 'asc' }], limit: 2, page: { kind: 'cursor', after: { values: [far], id: ids[0]! } } }), InvalidPositionError, `${far} is refused, not sent to the database`)
+    }
+    for (const edge of ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z']) {
+      const page = await candidatos.list({ filter: {}, sort: [{ field: 'criadoEm', direction: 'asc' }], limit: 2, page: { kind: 'cursor', after: { values: [edge], id: ids[0]! } } })
+      t.ok(Array.isArray(page.items), `${edge} is a position the database can compare`)
+    }
 
     const vagaList = await vagas.list({ filter: { status: 'aberta', q: 'lis' }, sort: [{ field: 'titulo', direction: 'asc' }], limit: 1, page: { kind: 'cursor' } })
     t.same(vagaList.items.map(v => v.titulo), ['Lista'])
