@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { Problem } from '../src/http/problem.js'
 import { logCause } from '../src/health/log-cause.js'
 import { isDatabaseUnavailable } from '../src/storage/errors.js'
@@ -39,7 +39,7 @@ const LONGEST_RETRY_MS = 15_000
  */
 async function storagePlugin (fastify: FastifyInstance): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
-  const { db, kind, close } = createDatabase({
+  const { db, kind, ping, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
     onPoolError: error => log.warn(logCause(error), 'database connection lost')
@@ -83,9 +83,7 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
         })
       }
     },
-    async ping () {
-      await sql`select 1`.execute(db)
-    },
+    ping,
     pendingMigrations: () => pendingMigrations(db)
   }
   fastify.decorate('storage', storage)

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { Kysely, PostgresDialect, type PostgresPool } from 'kysely'
+import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
 import pg from 'pg'
 import { createPglitePool, openPglite } from './pglite-pool.js'
 import type { Schema } from './schema.js'
@@ -23,6 +23,11 @@ export interface DatabaseSettings {
 export interface Database {
   db: Kysely<Schema>
   kind: DatabaseKind
+  /**
+   * `select 1`. On PostgreSQL it runs on a connection of its own, so a readiness check never waits
+   * behind a pool that busy requests hold: a loaded instance is not a broken one.
+   */
+  ping: () => Promise<void>
   /** Closes every connection, whether or not a query ever ran. */
   close: () => Promise<void>
 }
@@ -30,7 +35,7 @@ export interface Database {
 // Columns of type bigint (count(*) among them) arrive as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
 
-function postgresPool (settings: DatabaseSettings): PostgresPool {
+function postgresPool (settings: DatabaseSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString: settings.url,
     max: settings.poolSize ?? 10,
@@ -58,12 +63,18 @@ export function createDatabase (settings: DatabaseSettings): Database {
     await pool.end()
   }
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: endOnce } }) })
+  const probe = kind === 'postgres' ? postgresPool({ ...settings, poolSize: 1 }) : undefined
   return {
     db,
     kind,
+    async ping () {
+      if (probe !== undefined) await probe.query('select 1')
+      else await sql`select 1`.execute(db)
+    },
     async close () {
       await db.destroy()
       await endOnce()
+      await probe?.end()
     }
   }
 }

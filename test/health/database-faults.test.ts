@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import { bearer, build } from '../helper.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { tcpForwarder } from '../support/tcp-forwarder.js'
@@ -52,4 +53,18 @@ t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, the
   await proxy.up()
   await untilReady(app, 200)
   t.pass('recovered without a restart')
+})
+
+t.test('a pool held by busy requests does not make the database look down', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const app = await build(t, { env: { DATABASE_URL: url, HEALTH_CACHE_TTL_MS: '0' } })
+  await untilReady(app, 200)
+  // Every pooled connection busy for 3 s, longer than the database check's 1 s timeout.
+  const busy = Promise.all(Array.from({ length: 10 }, async () => await sql`select pg_sleep(3)`.execute(app.storage.db)))
+  await new Promise(resolve => setTimeout(resolve, 200))
+  const res = await app.inject({ url: '/health/database', headers: await bearer({ scope: 'health:read' }) })
+  t.equal(res.statusCode, 200)
+  t.equal(res.json().status, 'Healthy', 'the check has a connection of its own')
+  await busy
 })
