@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
 import { ifMatchHolds, isNotModified } from '../../../src/http/conditional.js'
-import { Problem } from '../../../src/http/problem.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import {
   CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema,
@@ -11,9 +10,10 @@ import {
 } from '../../../src/http/resources/candidato.js'
 import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
-  ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, fingerprint, notFound,
+  ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
   preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
+import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
 import { CANDIDATO_SORT_FIELDS, createCandidatosRepository, DuplicateEmailError, type CandidatoDetail, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import actions from './actions.js'
 
@@ -86,36 +86,20 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const issues = candidatoIssues(request.body)
       if (issues.length > 0) throw fieldProblem(issues)
-      const create = async (repository = candidatos) => {
-        const candidato = await repository.create(request.body)
-        return {
-          statusCode: 201,
-          headers: { location: hrefOf(request)(candidatoPath(candidato.id)), etag: etagOf(candidato), 'last-modified': candidato.atualizadoEm.toUTCString() },
-          body: JSON.stringify(represent(candidato, hrefOf(request)))
-        }
-      }
-      const key = request.headers['idempotency-key']
-      let response
       try {
-        if (key === undefined) {
-          response = await create()
-        } else {
-          const outcome = await idempotency.run(
-            { scope: `${actorOf(request)} POST /candidatos`, key, fingerprint: fingerprint(version, request.body) },
-            trx => create(createCandidatosRepository(trx)))
-          if (outcome.outcome === 'mismatch') {
-            throw new Problem(422, { detail: 'This Idempotency-Key was already used with another request body.', code: 'IdempotencyKeyReused' })
+        return await sendCreated(request, reply, {
+          version,
+          collection: '/candidatos',
+          idempotency,
+          create: async db => {
+            const candidato = await (db === undefined ? candidatos : createCandidatosRepository(db)).create(request.body)
+            return createdResponse(hrefOf(request)(candidatoPath(candidato.id)), etagOf(candidato), candidato.atualizadoEm, represent(candidato, hrefOf(request)))
           }
-          if (outcome.outcome === 'replayed') reply.header('idempotent-replayed', 'true')
-          response = outcome.response
-        }
+        })
       } catch (error) {
         if (error instanceof DuplicateEmailError) throw duplicateEmail()
         throw error
       }
-      // The stored answer is sent as stored, so a replay is byte for byte the first answer.
-      const raw: FastifyReply = reply
-      return raw.code(response.statusCode).headers(response.headers).type('application/json; charset=utf-8').send(response.body)
     })
 
     fastify.get('/:id', {

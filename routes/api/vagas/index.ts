@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import type { FastifyReply } from 'fastify'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchHolds, isNotModified } from '../../../src/http/conditional.js'
 import { Problem } from '../../../src/http/problem.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
-  ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, fingerprint, notFound,
+  ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
   preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
+import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
 import {
   VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaSchema, VagaStatusSchema, vagaEtag, vagaPath, vagaRepresentation
 } from '../../../src/http/resources/vaga.js'
@@ -82,31 +82,15 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       const fields = vagaDefaults(request.body)
       const issues = vagaIssues(fields)
       if (issues.length > 0) throw fieldProblem(issues)
-      const key = request.headers['idempotency-key']
-      const create = async (repository = vagas) => {
-        const vaga = await repository.create(fields)
-        return {
-          statusCode: 201,
-          headers: { location: hrefOf(request)(vagaPath(vaga.id)), etag: vagaEtag(vaga, version), 'last-modified': vaga.atualizadoEm.toUTCString() },
-          body: JSON.stringify(vagaRepresentation(vaga, hrefOf(request)))
+      return await sendCreated(request, reply, {
+        version,
+        collection: '/vagas',
+        idempotency,
+        create: async db => {
+          const vaga = await (db === undefined ? vagas : createVagasRepository(db)).create(fields)
+          return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, vagaRepresentation(vaga, hrefOf(request)))
         }
-      }
-      let response
-      if (key === undefined) {
-        response = await create()
-      } else {
-        const outcome = await idempotency.run(
-          { scope: `${actorOf(request)} POST /vagas`, key, fingerprint: fingerprint(version, request.body) },
-          trx => create(createVagasRepository(trx)))
-        if (outcome.outcome === 'mismatch') {
-          throw new Problem(422, { detail: 'This Idempotency-Key was already used with another request body.', code: 'IdempotencyKeyReused' })
-        }
-        if (outcome.outcome === 'replayed') reply.header('idempotent-replayed', 'true')
-        response = outcome.response
-      }
-      // The stored answer is sent as stored, so a replay is byte for byte the first answer.
-      const raw: FastifyReply = reply
-      return raw.code(response.statusCode).headers(response.headers).type('application/json; charset=utf-8').send(response.body)
+      })
     })
 
     fastify.get('/:id', {

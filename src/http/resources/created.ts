@@ -1,0 +1,48 @@
+// POST to a collection, with or without an Idempotency-Key: shared by every collection.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Kysely, Transaction } from 'kysely'
+import type { IdempotencyRepository, StoredResponse } from '../../storage/idempotency-repository.js'
+import type { Schema } from '../../storage/schema.js'
+import { Problem } from '../problem.js'
+import { actorOf, fingerprint } from './common.js'
+
+/** The 201 answer for a new resource, as it is sent and, under an Idempotency-Key, stored. */
+export function createdResponse (location: string, etag: string, lastModified: Date, representation: unknown): StoredResponse {
+  return {
+    statusCode: 201,
+    headers: { location, etag, 'last-modified': lastModified.toUTCString() },
+    body: JSON.stringify(representation)
+  }
+}
+
+export interface CreateOptions {
+  version: string
+  /** The collection's version-less path (`/vagas`), part of the key's scope. */
+  collection: string
+  idempotency: IdempotencyRepository
+  /** Creates the resource on the given database (a transaction under an Idempotency-Key). */
+  create: (db: Kysely<Schema> | Transaction<Schema> | undefined) => Promise<StoredResponse>
+}
+
+/**
+ * Creates once. With an Idempotency-Key, once per caller, key and body: a retry with the same body
+ * answers the first response again, byte for byte, with `Idempotent-Replayed: true`; another body
+ * answers 422.
+ */
+export async function sendCreated (request: FastifyRequest, reply: FastifyReply, options: CreateOptions): Promise<FastifyReply> {
+  const key = request.headers['idempotency-key']
+  let response: StoredResponse
+  if (typeof key !== 'string') {
+    response = await options.create(undefined)
+  } else {
+    const outcome = await options.idempotency.run(
+      { scope: `${actorOf(request)} POST ${options.collection}`, key, fingerprint: fingerprint(options.version, request.body) },
+      trx => options.create(trx))
+    if (outcome.outcome === 'mismatch') {
+      throw new Problem(422, { detail: 'This Idempotency-Key was already used with another request body.', code: 'IdempotencyKeyReused' })
+    }
+    if (outcome.outcome === 'replayed') reply.header('idempotent-replayed', 'true')
+    response = outcome.response
+  }
+  return reply.code(response.statusCode).headers(response.headers).type('application/json; charset=utf-8').send(response.body)
+}
