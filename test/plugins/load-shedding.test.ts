@@ -20,6 +20,21 @@ t.test('without pressure every route answers', async t => {
   t.equal((await app.inject('/widgets')).statusCode, 200)
 })
 
+t.test('the start-up work itself sheds nothing: a fresh instance answers its first requests', async t => {
+  // Two seconds of start-up work on the event loop after the load-shedding plugin is registered.
+  const slowStart = (app: FastifyInstance): void => {
+    widgets(app)
+    app.register(async () => {
+      const until = Date.now() + 2000
+      while (Date.now() < until) { /* start-up work holding the loop */ }
+    })
+  }
+  const app = await build(t, { env: { SHED_MAX_EVENT_LOOP_DELAY_MS: '40' }, extraRoutes: slowStart })
+  // Let the first sample be taken: it holds the two seconds above.
+  await new Promise(resolve => setTimeout(resolve, 200))
+  t.equal((await app.inject('/widgets')).statusCode, 200)
+})
+
 t.test('past the heap limit business routes answer 503 problems with Retry-After; probes and ping keep answering', async t => {
   const app = await build(t, { env: { SHED_MAX_HEAP_USED_BYTES: '1', SHED_RETRY_AFTER_SECONDS: '7' }, extraRoutes: widgets })
   await untilWidgets(app, 503)
