@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin'
-import underPressure, { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION } from '@fastify/under-pressure'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import underPressure, { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION, TYPE_HEAP_USED_BYTES, TYPE_RSS_BYTES } from '@fastify/under-pressure'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { Problem } from '../src/http/problem.js'
+import { addRouteHook } from '../src/http/route-hooks.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -10,42 +11,57 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Load shedding: while event-loop delay, event-loop utilisation, heap or RSS are past their limits,
- * routes answer a 503 problem with Retry-After at once instead of queueing more work. Probes opt out
- * with `config.shed: false`, so an orchestrator still sees a live process. The measures are also the
- * liveness check's source (`fastify.memoryUsage()`).
- */
 const SAMPLE_INTERVAL_MS = 1000
 
+/**
+ * Load shedding: while event-loop delay, event-loop utilisation, heap or RSS are past their limits,
+ * routes answer a 503 problem with Retry-After at once instead of queueing more work. under-pressure
+ * takes the readings (every second; they are also the liveness check's source, `fastify.memoryUsage()`);
+ * the limits are applied by a hook on each route that can be shed. Probes opt out with
+ * `config.shed: false` and so run no shedding code at all: under-pressure's own hook would run on
+ * every request, /ping included.
+ */
 async function loadShedding (fastify: FastifyInstance): Promise<void> {
   const config = fastify.config
-  const retryAfter = String(config.SHED_RETRY_AFTER_SECONDS)
+  const overloaded = new Problem(503, {
+    detail: 'The service is overloaded; try again shortly.',
+    code: 'Overloaded',
+    headers: { 'retry-after': String(config.SHED_RETRY_AFTER_SECONDS) }
+  })
+  // Without limits of its own under-pressure only samples, and adds no hook.
+  await fastify.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS, eventLoopUtilizationMode: 'interval' })
+
   // The first event-loop samples measure start-up itself (modules loading, schemas compiling, the
   // embedded database opening), not load: a fresh instance must not shed its first requests for it.
   let loopReadingsCountFrom = Infinity
   fastify.addHook('onReady', async () => { loopReadingsCountFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS })
-  const isStartUpReading = (type: string): boolean =>
-    (type === TYPE_EVENT_LOOP_DELAY || type === TYPE_EVENT_LOOP_UTILIZATION) && Date.now() < loopReadingsCountFrom
-  await fastify.register(underPressure, {
-    sampleInterval: SAMPLE_INTERVAL_MS,
-    maxEventLoopDelay: config.SHED_MAX_EVENT_LOOP_DELAY_MS,
-    maxEventLoopUtilization: config.SHED_MAX_EVENT_LOOP_UTILIZATION,
-    eventLoopUtilizationMode: 'interval',
-    maxHeapUsedBytes: config.SHED_MAX_HEAP_USED_BYTES,
-    maxRssBytes: config.SHED_MAX_RSS_BYTES,
-    retryAfter: config.SHED_RETRY_AFTER_SECONDS,
-    pressureHandler: async (request: FastifyRequest, reply: FastifyReply, type) => {
-      if (request.routeOptions.config?.shed === false || isStartUpReading(type)) return
-      // Answered here rather than thrown: an overloaded process must not also write an error line per
-      // shed request. The 503s are counted in the request histogram.
-      request.log.debug({ pressure: type }, 'request shed under load')
-      reply.sendProblem(new Problem(503, {
-        detail: 'The service is overloaded; try again shortly.',
-        code: 'Overloaded',
-        headers: { 'retry-after': retryAfter }
-      }))
-    }
+
+  /** The measure past its limit, if any. */
+  function pressure (): string | undefined {
+    const now = fastify.memoryUsage()
+    const loopCounts = Date.now() >= loopReadingsCountFrom
+    if (config.SHED_MAX_HEAP_USED_BYTES > 0 && now.heapUsed > config.SHED_MAX_HEAP_USED_BYTES) return TYPE_HEAP_USED_BYTES
+    if (config.SHED_MAX_RSS_BYTES > 0 && now.rssBytes > config.SHED_MAX_RSS_BYTES) return TYPE_RSS_BYTES
+    if (!loopCounts) return undefined
+    if (config.SHED_MAX_EVENT_LOOP_DELAY_MS > 0 && now.eventLoopDelay > config.SHED_MAX_EVENT_LOOP_DELAY_MS) return TYPE_EVENT_LOOP_DELAY
+    if (config.SHED_MAX_EVENT_LOOP_UTILIZATION > 0 && now.eventLoopUtilized > config.SHED_MAX_EVENT_LOOP_UTILIZATION) return TYPE_EVENT_LOOP_UTILIZATION
+    return undefined
+  }
+
+  function shedUnderPressure (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const type = pressure()
+    if (type === undefined) return done()
+    // Answered here rather than thrown: an overloaded process must not also write an error line per
+    // shed request. The 503s are counted in the request histogram.
+    request.log.debug({ pressure: type }, 'request shed under load')
+    reply.sendProblem(overloaded)
+  }
+
+  const anyLimit = config.SHED_MAX_EVENT_LOOP_DELAY_MS > 0 || config.SHED_MAX_EVENT_LOOP_UTILIZATION > 0 ||
+    config.SHED_MAX_HEAP_USED_BYTES > 0 || config.SHED_MAX_RSS_BYTES > 0
+  if (!anyLimit) return
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.shed !== false) addRouteHook(route, 'onRequest', shedUnderPressure)
   })
 }
 
