@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { Problem } from '../src/http/problem.js'
+import { addRouteHook } from '../src/http/route-hooks.js'
 import { versionedHref } from '../src/versioning/href.js'
 import { isApiPath, routeVersions } from '../src/versioning/route-versions.js'
 import { selectionOf } from '../src/versioning/routing.js'
@@ -112,10 +113,20 @@ async function apiVersioning (fastify: FastifyInstance): Promise<void> {
         '(or a list of versions), or config: { apiVersionNeutral: true } for a route every version serves unchanged')
     }
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) routes.add(method, route.url, versions)
+    addRouteHook(route, 'onRequest', refuseVersion)
+    addRouteHook(route, 'onSend', reportVersion)
   })
 
+  // Requests under /api that no route matches get the same hooks, around the usual 404/405 answer.
+  // Elsewhere (/ping, the probes) no versioning code runs at all.
+  await fastify.register(async function unroutedApiRequests (api) {
+    api.addHook('onRequest', refuseVersion)
+    api.addHook('onSend', reportVersion)
+    api.setNotFoundHandler(fastify.answerUnrouted)
+  }, { prefix: '/api' })
+
   // Refusals happen here, after routing and before authentication or validation.
-  fastify.addHook('onRequest', function refuseVersion (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
+  function refuseVersion (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
     const selection = selectionOf(request.raw)
     if (selection === undefined) return done()
     if (!request.is404) return done(selection.problem)
@@ -132,9 +143,9 @@ async function apiVersioning (fastify: FastifyInstance): Promise<void> {
       requestedVersion: selection.version!.version,
       supportedVersions: available
     }))
-  })
+  }
 
-  fastify.addHook('onSend', function reportVersion (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) {
+  function reportVersion (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void): void {
     const selection = selectionOf(request.raw)
     if (selection === undefined) return done(null, payload)
     reply.header('api-supported-versions', table.supportedHeader)
@@ -151,7 +162,7 @@ async function apiVersioning (fastify: FastifyInstance): Promise<void> {
       }
     }
     done(null, payload)
-  })
+  }
 }
 
-export default fp(apiVersioning, { name: 'api-versioning', fastify: '5.x', dependencies: ['config', 'problem-details'] })
+export default fp(apiVersioning, { name: 'api-versioning', fastify: '5.x', dependencies: ['config', 'problem-details', 'http-conventions'] })

@@ -43,6 +43,10 @@ function createRouteTable () {
 type HookDone = (error: Error | null, payload: unknown) => void
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The answer to a request no route matched: OPTIONS 200, 405 with Allow, 301 to the canonical path, or 404. */
+    answerUnrouted: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+  }
   interface FastifyRequest {
     /** The route declared `config.cacheable`: its answer gets no `no-store`. */
     cacheable: boolean
@@ -91,7 +95,7 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     done(null, payload)
   })
 
-  fastify.setNotFoundHandler(async function notFound (request, reply) {
+  async function notFound (request: FastifyRequest, reply: FastifyReply) {
     const path = pathOf(request.url)
     const methods = routes.methodsAt(path)
     if (methods !== undefined) {
@@ -113,7 +117,9 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
       return reply.code(301).header('location', canonicalPath(sent) + query).send()
     }
     throw new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
-  })
+  }
+  fastify.setNotFoundHandler(notFound)
+  fastify.decorate('answerUnrouted', notFound)
 }
 
 export default fp(httpConventions, { name: 'http-conventions', fastify: '5.x', dependencies: ['problem-details'] })

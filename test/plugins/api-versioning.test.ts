@@ -138,6 +138,10 @@ t.test('a route that other versions serve answers UnsupportedApiVersion; a path 
   const method = await app.inject({ method: 'DELETE', url: '/api/v2/widgets' })
   t.equal(method.statusCode, 405)
   t.equal(method.headers.allow, 'GET, HEAD, OPTIONS, POST')
+  t.match(method.headers, REPORT, 'a 405 under /api reports the versions too')
+  const options = await app.inject({ method: 'OPTIONS', url: '/api/v2/widgets' })
+  t.equal(options.statusCode, 200)
+  t.match(options.headers, REPORT)
 })
 
 t.test('the vendor media type comes back as the Content-Type of a JSON answer', async t => {
