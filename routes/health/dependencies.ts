@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { CheckResult } from '../../src/health/registry.js'
+import { healthRouteSchema } from '../../src/health/route-schema.js'
 import { DeepResult, DependenciesResult, DependencyResult, PROBE_ROUTE } from '../../src/health/schemas.js'
 import { httpStatusOf, worstOf } from '../../src/health/status.js'
 import { Problem } from '../../src/http/problem.js'
 
-const TAGS = ['health']
 // Detail endpoints are not polled by balancers: they keep the request histogram.
 const PROTECTED = { logLevel: PROBE_ROUTE.logLevel, config: { shed: false, scopes: ['health:read'] } } as const
 
@@ -23,12 +23,10 @@ const dependencies: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/deep', {
     ...PROTECTED,
-    schema: {
+    schema: healthRouteSchema({
       summary: 'Full diagnosis of the dependencies',
-      description: 'Runs every deep check (a result younger than its cacheTtl is reused) and shows latency, age and details. Never use it as liveness.',
-      tags: TAGS,
-      response: { 200: DeepResult, 503: DeepResult }
-    }
+      description: 'Runs every deep check (a result younger than its cacheTtl is reused) and shows latency, age and details. Never use it as liveness.'
+    }, DeepResult)
   }, async (_request, reply) => {
     const results = await health.runAll(health.names('deep'))
     const checks = Object.fromEntries(results.map(result => [result.name, {
@@ -44,12 +42,10 @@ const dependencies: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/dependencies', {
     ...PROTECTED,
-    schema: {
+    schema: healthRouteSchema({
       summary: 'State of every dependency',
-      description: 'Every registered check with its status and latency.',
-      tags: TAGS,
-      response: { 200: DependenciesResult, 503: DependenciesResult }
-    }
+      description: 'Every registered check with its status and latency.'
+    }, DependenciesResult)
   }, async (_request, reply) => {
     const results = await health.runAll()
     const status = worstOf(results.map(result => result.effectiveStatus))
@@ -59,11 +55,11 @@ const dependencies: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/:name', {
     ...PROTECTED,
     schema: {
-      summary: 'One dependency in isolation',
-      description: 'For example `/health/database` or `/health/cache`. An unknown name answers 404.',
-      tags: TAGS,
-      params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }) }),
-      response: { 200: DependencyResult, 503: DependencyResult }
+      ...healthRouteSchema({
+        summary: 'One dependency in isolation',
+        description: 'For example `/health/database` or `/health/cache`. An unknown name answers 404.'
+      }, DependencyResult),
+      params: Type.Object({ name: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$' }) })
     }
   }, async (request, reply) => {
     const { name } = request.params

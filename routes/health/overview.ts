@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { healthRouteSchema } from '../../src/health/route-schema.js'
 import { PROBE_ROUTE, StatusWithChecks } from '../../src/health/schemas.js'
 import { httpStatusOf } from '../../src/health/status.js'
 
@@ -13,12 +14,10 @@ const overview: FastifyPluginAsyncTypebox = async (fastify) => {
     prefixTrailingSlash: 'no-slash',
     // A token may need its issuer's keys fetched: this route keeps the handler timer.
     config: { ...PROBE_ROUTE.config, instant: false, auth: 'optional' },
-    schema: {
+    schema: healthRouteSchema({
       summary: 'General state of the service',
-      description: 'The readiness result. Without a token only `status`; with a token carrying `health:read`, also `checks`.',
-      tags: ['health'],
-      response: { 200: Result, 503: Result }
-    }
+      description: 'The readiness result. Without a token only `status`; with a token carrying `health:read`, also `checks`.'
+    }, Result)
   }, async (request, reply) => {
     const result = health.readiness()
     const mayReadDetails = request.principal?.scopes.has('health:read') === true

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { healthRouteSchema } from '../../src/health/route-schema.js'
 import { PROBE_ROUTE, StatusOnly, StatusWithChecks } from '../../src/health/schemas.js'
 import { httpStatusOf } from '../../src/health/status.js'
-
-const TAGS = ['health']
 
 /** The public probes: they read results the background refresh keeps, and touch no dependency. */
 const probes: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -10,12 +9,10 @@ const probes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/live', {
     ...PROBE_ROUTE,
-    schema: {
+    schema: healthRouteSchema({
       summary: 'Liveness: is the process alive or stuck?',
-      description: 'The process alone (its event loop answers in time). It never depends on a database, cache or other service.',
-      tags: TAGS,
-      response: { 200: StatusWithChecks, 503: StatusWithChecks }
-    }
+      description: 'The process alone (its event loop answers in time). It never depends on a database, cache or other service.'
+    }, StatusWithChecks)
   }, async (_request, reply) => {
     const { status, checks } = health.liveness()
     return reply.code(httpStatusOf(status)).send({ status, checks })
@@ -23,12 +20,10 @@ const probes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/ready', {
     ...PROBE_ROUTE,
-    schema: {
+    schema: healthRouteSchema({
       summary: 'Readiness: can this instance take production traffic now?',
-      description: 'Database, migrations, configuration and (when configured) cache, from results refreshed in the background. `NotReady` while starting and from the first moment of shutdown.',
-      tags: TAGS,
-      response: { 200: StatusWithChecks, 503: StatusWithChecks }
-    }
+      description: 'Database, migrations, configuration and (when configured) cache, from results refreshed in the background. `NotReady` while starting and from the first moment of shutdown.'
+    }, StatusWithChecks)
   }, async (_request, reply) => {
     const result = health.readiness()
     return reply.code(httpStatusOf(result.status)).send(result)
@@ -36,12 +31,10 @@ const probes: FastifyPluginAsyncTypebox = async (fastify) => {
 
   fastify.get('/startup', {
     ...PROBE_ROUTE,
-    schema: {
+    schema: healthRouteSchema({
       summary: 'Startup: has boot finished?',
-      description: '`Starting` until the migrations are applied and warm-up is done, then `Healthy` for good.',
-      tags: TAGS,
-      response: { 200: StatusOnly, 503: StatusOnly }
-    }
+      description: '`Starting` until the migrations are applied and warm-up is done, then `Healthy` for good.'
+    }, StatusOnly)
   }, async (_request, reply) => {
     const status = health.startup()
     return reply.code(httpStatusOf(status)).send({ status })
@@ -52,7 +45,7 @@ const probes: FastifyPluginAsyncTypebox = async (fastify) => {
     schema: {
       summary: 'Cheap check that the application answers',
       description: 'Touches nothing: if this answers, the HTTP stack works.',
-      tags: TAGS,
+      tags: ['health'],
       response: { 200: StatusOnly }
     }
   }, async () => ({ status: 'Healthy' as const }))
