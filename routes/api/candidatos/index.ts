@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
 import { ifMatchHolds, isNotModified } from '../../../src/http/conditional.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
@@ -16,6 +16,9 @@ import {
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
 import { CANDIDATO_SORT_FIELDS, createCandidatosRepository, DuplicateEmailError, type CandidatoDetail, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import actions from './actions.js'
+
+/** What a PUT or PATCH of a candidato reads from its request, whichever body schema checked it. */
+type UpdateRequest = FastifyRequest & { params: { id: string }, headers: { 'if-match'?: string }, body: { nome?: string, email?: string } }
 
 /** /candidatos and /candidatos/{id}. v1 names the candidato's vaga by id; v2 embeds its summary and pages by cursor. */
 const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -134,6 +137,12 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         throw error
       }
     }
+    // PUT and PATCH differ only in the body they accept: both store the fields sent and answer alike.
+    const updateAndAnswer = async (request: UpdateRequest, reply: FastifyReply) => {
+      const candidato = await update(request.params.id, request.body, request.headers['if-match'])
+      validators(reply, candidato)
+      return represent(candidato, hrefOf(request))
+    }
     const writeResponses = {
       200: withHeaders(CandidatoSchema, 'The candidato as changed'),
       409: problemResponse('The e-mail address is taken (code DuplicateEmail)'),
@@ -144,21 +153,13 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       constraints,
       config: write,
       schema: { summary: 'Replace a candidato', description: 'Sets name and e-mail; status and vaga change only through the actions. Honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: CandidatoReplaceSchema, response: writeResponses }
-    }, async (request, reply) => {
-      const candidato = await update(request.params.id, request.body, request.headers['if-match'])
-      validators(reply, candidato)
-      return represent(candidato, hrefOf(request))
-    })
+    }, updateAndAnswer)
 
     fastify.patch('/:id', {
       constraints,
       config: write,
       schema: { summary: 'Change the name or e-mail of a candidato', description: 'Sets the fields sent. Honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: CandidatoPatchSchema, response: writeResponses }
-    }, async (request, reply) => {
-      const candidato = await update(request.params.id, request.body, request.headers['if-match'])
-      validators(reply, candidato)
-      return represent(candidato, hrefOf(request))
-    })
+    }, updateAndAnswer)
 
     fastify.delete('/:id', {
       constraints,
