@@ -5,7 +5,7 @@ import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type 
 import type { VagaStatus } from '../domain/vaga.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
-import { afterPosition, pageOf, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { pageOf, pageQuery, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { CandidatosTable, Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
@@ -184,19 +184,8 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         }
         return query
       }
-      const columns = request.sort.map(key => SORT_COLUMNS[key.field])
-      const directions = request.sort.map(key => key.direction)
-      let query = filtered(base(db))
-      const page = request.page
-      if (page.kind === 'cursor' && page.after !== undefined) {
-        const after = page.after
-        query = query.where(eb => afterPosition(eb, columns, directions, 'c.id', after))
-      }
-      for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
-      query = query.orderBy('c.id', 'asc').limit(request.limit + 1)
-      if (page.kind === 'offset') query = query.offset(page.offset)
-
-      const counting = page.kind === 'offset'
+      const query = pageQuery(filtered(base(db)), request, SORT_COLUMNS, 'c.id')
+      const counting = request.page.kind === 'offset'
         ? filtered(base(db)).clearSelect().select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
         : undefined
       const [rows, total] = await Promise.all([query.execute(), counting])

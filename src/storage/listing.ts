@@ -1,5 +1,5 @@
 // Collections: sorting, filtering and both ways of paging, shared by the repositories.
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 
 export type SortDirection = 'asc' | 'desc'
 
@@ -83,6 +83,27 @@ export function afterPosition (eb: ExpressionBuilder<any, any>, columns: SortCol
     branches.push(eb.and([...equal, last]))
   }
   return eb.or(branches)
+}
+
+/**
+ * A filtered list query narrowed to the request's page: in the request's order with the id last (so
+ * the order is total), after the cursor's position or from the offset, and one row beyond the limit
+ * (see pageOf).
+ */
+export function pageQuery<DB, TB extends keyof DB, O, F extends string> (
+  query: SelectQueryBuilder<DB, TB, O>, request: ListRequest<F, unknown>, sortColumns: Record<F, SortColumn>, idColumn: string
+): SelectQueryBuilder<DB, TB, O> {
+  const columns = request.sort.map(key => sortColumns[key.field])
+  const directions = request.sort.map(key => key.direction)
+  const page = request.page
+  if (page.kind === 'cursor' && page.after !== undefined) {
+    const after = page.after
+    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, after))
+  }
+  for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
+  query = query.orderBy(sql.ref(idColumn), 'asc').limit(request.limit + 1)
+  if (page.kind === 'offset') query = query.offset(page.offset)
+  return query
 }
 
 /** `value%` for LIKE with the client's %, _ and \ taken literally. */

@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
 import { batchedLookup } from './batched-lookup.js'
 import { isForeignKeyViolation } from './errors.js'
-import { afterPosition, pageOf, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { pageOf, pageQuery, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { Schema, VagasTable } from './schema.js'
 
 export interface VagaRecord extends Vaga {
@@ -67,21 +67,10 @@ export function createVagasRepository (db: Kysely<Schema>) {
     },
 
     async list (request: ListRequest<VagaSortField, VagaFilter>): Promise<ListResult<VagaRecord>> {
-      const columns = request.sort.map(key => SORT_COLUMNS[key.field])
-      const directions = request.sort.map(key => key.direction)
-      let query = where(request.filter).selectAll()
-      const page = request.page
-      if (page.kind === 'cursor' && page.after !== undefined) {
-        const after = page.after
-        query = query.where(eb => afterPosition(eb, columns, directions, 'id', after))
-      }
-      for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
-      query = query.orderBy('id', 'asc').limit(request.limit + 1)
-      if (page.kind === 'offset') query = query.offset(page.offset)
-
+      const query = pageQuery(where(request.filter).selectAll(), request, SORT_COLUMNS, 'id')
       const [rows, total] = await Promise.all([
         query.execute(),
-        page.kind === 'offset'
+        request.page.kind === 'offset'
           ? where(request.filter).select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
           : undefined
       ])
