@@ -1,9 +1,9 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
+import { closedPort } from '../support/closed-port.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -28,14 +28,6 @@ function runProbe (args: string[], env: Record<string, string> = {}): Promise<Ou
 async function listening (app: FastifyInstance): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' })
   return (app.server.address() as { port: number }).port
-}
-
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise(resolve => server.close(resolve))
-  return port
 }
 
 t.test('exit 0 when the probe answers 200, reading HOST and PORT like the server or --url', async t => {

@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
-import { createServer } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
+import { closedPort } from '../support/closed-port.js'
 import { startTcpRelay } from '../support/tcp-relay.js'
 
 // A business-like route beside the service's own: anonymous callers allowed, tokens verified when sent.
@@ -110,10 +110,7 @@ t.test('with Redis: two instances share one budget', async t => {
 })
 
 t.test('Redis unreachable: requests are never failed, counting falls back to this instance', async t => {
-  const closed = createServer()
-  await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
-  const { port } = closed.address() as { port: number }
-  await new Promise(resolve => closed.close(resolve))
+  const port = await closedPort()
   const lines: string[] = []
   const app = await build(t, {
     env: { REDIS_URL: `redis://127.0.0.1:${port}`, RATE_LIMIT_MAX: '3', LOG_LEVEL: 'warn' },

@@ -1,14 +1,6 @@
 import t from 'tap'
-import { createServer } from 'node:net'
 import { build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
-
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
+import { closedPort } from '../support/closed-port.js'
 
 t.test('without REDIS_URL the decorator is null', async t => {
   const app = await build(t)

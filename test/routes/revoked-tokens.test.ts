@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
-import { createServer, type AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
+import { closedPort } from '../support/closed-port.js'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))
@@ -48,10 +48,7 @@ t.test('in Redis: a jti revoked on one instance is refused by another', async t 
 })
 
 t.test('when Redis cannot answer, a token with a jti is not trusted (503) and one without is unaffected', async t => {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise(resolve => server.close(resolve))
+  const port = await closedPort()
   const app = await build(t, { env: { REDIS_URL: `redis://127.0.0.1:${port}` }, extraRoutes: routes })
   const withJti = await app.inject({ method: 'GET', url: '/secrets', headers: await bearer({ scope: 'vagas:read', jti: randomUUID() }) })
   t.equal(withJti.statusCode, 503)
