@@ -1,7 +1,7 @@
 import t from 'tap'
 import { bearer, build, uniqueRedisPrefix } from '../helper.js'
 import { requireService } from '../support/services.js'
-import { tcpForwarder } from '../support/tcp-forwarder.js'
+import { forwardedService } from '../support/tcp-forwarder.js'
 
 t.test('without REDIS_URL there is no cache check', async t => {
   const app = await build(t)
@@ -11,12 +11,8 @@ t.test('without REDIS_URL there is no cache check', async t => {
 t.test('Redis lost: ready stays 200 as Degraded with checks.cache not Healthy; back: Healthy', async t => {
   const url = requireService(t, 'TEST_REDIS_URL')
   if (url === undefined) return
-  const proxy = tcpForwarder(new URL(url), 6379)
-  await proxy.up()
-  t.teardown(() => proxy.down())
-  const viaProxy = new URL(url)
-  viaProxy.port = String(proxy.port.value)
-  const app = await build(t, { env: { REDIS_URL: viaProxy.toString(), REDIS_KEY_PREFIX: uniqueRedisPrefix('cache-health'), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
+  const { proxy, url: viaProxy } = await forwardedService(t, url, 6379)
+  const app = await build(t, { env: { REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix('cache-health'), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
   const until = async (status: string): Promise<void> => {
     const deadline = Date.now() + 15_000
     while ((await app.inject('/health/ready')).json().status !== status) {

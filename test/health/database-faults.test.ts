@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { bearer, build } from '../helper.js'
 import { freshPostgresDatabase } from '../support/services.js'
-import { tcpForwarder } from '../support/tcp-forwarder.js'
+import { forwardedService } from '../support/tcp-forwarder.js'
 
 async function untilReady (app: FastifyInstance, wanted: number, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -16,13 +16,9 @@ async function untilReady (app: FastifyInstance, wanted: number, timeoutMs = 20_
 t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, then back', async t => {
   const url = await freshPostgresDatabase(t)
   if (url === undefined) return
-  const proxy = tcpForwarder(new URL(url), 5432)
-  await proxy.up()
+  const { proxy, url: viaProxy } = await forwardedService(t, url, 5432)
   await proxy.down() // the port is known and refuses connections
-  t.teardown(() => proxy.down())
-  const viaProxy = new URL(url)
-  viaProxy.port = String(proxy.port.value)
-  const app = await build(t, { env: { DATABASE_URL: viaProxy.toString(), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
+  const app = await build(t, { env: { DATABASE_URL: viaProxy, HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
 
   await new Promise(resolve => setTimeout(resolve, 1500))
   const down = await app.inject('/health/ready')

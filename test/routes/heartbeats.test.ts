@@ -2,7 +2,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build, mintToken, uniqueRedisPrefix } from '../helper.js'
 import { requireService } from '../support/services.js'
-import { tcpForwarder } from '../support/tcp-forwarder.js'
+import { forwardedService } from '../support/tcp-forwarder.js'
 
 function beat (overrides: Record<string, unknown> = {}) {
   return { service: 'mailer', instanceId: 'mailer-1', status: 'alive', timestamp: new Date().toISOString(), ...overrides }
@@ -85,12 +85,8 @@ t.test('with Redis every instance of the service sees every heartbeat', async t 
 t.test('Redis lost: heartbeats are still accepted and the workers dependency falls back to local state', async t => {
   const url = requireService(t, 'TEST_REDIS_URL')
   if (url === undefined) return
-  const proxy = tcpForwarder(new URL(url), 6379)
-  await proxy.up()
-  t.teardown(() => proxy.down())
-  const viaProxy = new URL(url)
-  viaProxy.port = String(proxy.port.value)
-  const app = await build(t, { env: { ...FAST, REDIS_URL: viaProxy.toString(), REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats-lost') } })
+  const { proxy, url: viaProxy } = await forwardedService(t, url, 6379)
+  const app = await build(t, { env: { ...FAST, REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats-lost') } })
   while ((await app.inject('/health/ready')).json().checks.cache !== 'Healthy') await new Promise(resolve => setTimeout(resolve, 50))
   await proxy.down()
   const started = Date.now()

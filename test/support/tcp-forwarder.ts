@@ -22,3 +22,16 @@ export function tcpForwarder (target: URL, defaultPort: number) {
     }
   }
 }
+
+/**
+ * A running forwarder to the service at `url`, switched off when the test ends, and `url` pointed at
+ * it: the app under test given that URL reaches the service only while the forwarder is up.
+ */
+export async function forwardedService (t: { teardown: (fn: () => unknown) => void }, url: string, defaultPort: number) {
+  const proxy = tcpForwarder(new URL(url), defaultPort)
+  await proxy.up()
+  t.teardown(() => proxy.down())
+  const viaProxy = new URL(url)
+  viaProxy.port = String(proxy.port.value)
+  return { proxy, url: viaProxy.toString() }
+}
