@@ -14,6 +14,11 @@ export function ifMatchHolds (header: string | undefined, etag: string): boolean
   return tags === '*' || tags.includes(etag)
 }
 
+/** The precondition a write runs under: none without If-Match, else the current ETag must match it. */
+export function ifMatchPrecondition<T> (header: string | undefined, etagOf: (current: T) => string): ((current: T) => boolean) | undefined {
+  return header === undefined ? undefined : current => ifMatchHolds(header, etagOf(current))
+}
+
 /** If-None-Match on a GET: true when the client's copy is current (weak comparison, section 13.1.2). */
 export function ifNoneMatchHits (header: string | undefined, etag: string): boolean {
   if (header === undefined) return false

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { MOVES, needsTargetVaga, type Move, type Refusal } from '../../../src/domain/candidato-actions.js'
-import { ifMatchHolds } from '../../../src/http/conditional.js'
+import { ifMatchPrecondition } from '../../../src/http/conditional.js'
 import { Problem } from '../../../src/http/problem.js'
 import { CandidatoV1Schema, CandidatoV2Schema, TargetVagaSchema, candidatoEtag, candidatoLastModified, candidatoRepresentation } from '../../../src/http/resources/candidato.js'
 import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.js'
@@ -62,7 +62,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
           move,
           vagaId: withTarget ? (request.body as { vagaId: string }).vagaId : undefined,
           actor: actorOf(request),
-          precondition: ifMatch === undefined ? undefined : current => ifMatchHolds(ifMatch, candidatoEtag(current, version))
+          precondition: ifMatchPrecondition(ifMatch, current => candidatoEtag(current, version))
         })
         switch (outcome.outcome) {
           case 'not-found': throw notFound()

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
-import { ifMatchHolds, isNotModified } from '../../../src/http/conditional.js'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import {
   CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema,
@@ -128,7 +128,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       const issues = candidatoIssues(changes)
       if (issues.length > 0) throw fieldProblem(issues)
       try {
-        const outcome = await candidatos.update(id, changes, ifMatch === undefined ? undefined : current => ifMatchHolds(ifMatch, etagOf(current)))
+        const outcome = await candidatos.update(id, changes, ifMatchPrecondition(ifMatch, etagOf))
         if (outcome.outcome === 'not-found') throw notFound()
         if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
         return outcome.value
@@ -177,7 +177,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }, async (request, reply) => {
       const ifMatch = request.headers['if-match']
-      const outcome = await candidatos.remove(request.params.id, ifMatch === undefined ? undefined : current => ifMatchHolds(ifMatch, etagOf(current)))
+      const outcome = await candidatos.remove(request.params.id, ifMatchPrecondition(ifMatch, etagOf))
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       return reply.code(204).send()

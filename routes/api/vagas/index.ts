@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
-import { ifMatchHolds, isNotModified } from '../../../src/http/conditional.js'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { Problem } from '../../../src/http/problem.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
@@ -116,7 +116,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {
       const issues = vagaIssues(changes)
       if (issues.length > 0) throw fieldProblem(issues)
-      const outcome = await vagas.update(id, changes, ifMatch === undefined ? undefined : current => ifMatchHolds(ifMatch, vagaEtag(current, version)))
+      const outcome = await vagas.update(id, changes, ifMatchPrecondition(ifMatch, current => vagaEtag(current, version)))
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       return outcome.value
@@ -163,7 +163,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }, async (request, reply) => {
       const ifMatch = request.headers['if-match']
-      const outcome = await vagas.remove(request.params.id, ifMatch === undefined ? undefined : current => ifMatchHolds(ifMatch, vagaEtag(current, version)))
+      const outcome = await vagas.remove(request.params.id, ifMatchPrecondition(ifMatch, current => vagaEtag(current, version)))
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       if (outcome.outcome === 'has-candidatos') {
