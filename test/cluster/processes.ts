@@ -1,15 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer, connect } from 'node:net'
+import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-/** A loopback port that was free a moment ago. */
-export async function freePort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise(resolve => server.close(resolve))
-  return port
-}
+/** A loopback port that was free a moment ago, for an instance or the load balancer to listen on. */
+export { closedPort as freePort } from '../support/closed-port.js'
 
 export async function waitForPort (port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
