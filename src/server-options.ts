@@ -3,6 +3,7 @@ import type { FastifyServerOptions, FastifyRequest } from 'fastify'
 import type { IncomingMessage, ServerOptions } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
 import { clientErrorHandler } from './http/client-error.js'
+import { finiteNumberSchemaController } from './http/finite-numbers.js'
 import { frameworkErrors } from './http/framework-errors.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
 import { buildVersionTable } from './versioning/versions.js'
@@ -80,6 +81,8 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     // API versions: `/api/v2/x` reaches the route declared at `/api/x`, with version 2.0.
     rewriteUrl: rewriteVersionedUrl,
     routerOptions: { constraints: { apiVersion: apiVersionStrategy(buildVersionTable(config), config.API_VENDOR_NAME) } },
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } }
+    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
+    // `?limit=Infinity` passes Ajv's integer and range checks: every validator also refuses non-finite numbers.
+    schemaController: finiteNumberSchemaController()
   }
 }

@@ -1,5 +1,6 @@
 import { AjvCompiler } from '@fastify/ajv-compiler'
 import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
+import { refusingNonFinite } from './finite-numbers.js'
 
 const shared = { allErrors: true, removeAdditional: false, useDefaults: true } as const
 
@@ -10,7 +11,7 @@ const shared = { allErrors: true, removeAdditional: false, useDefaults: true } a
  */
 export function strictBodyValidation (fastify: FastifyInstance): void {
   const build = AjvCompiler()
-  const strict = build({}, { customOptions: { ...shared, coerceTypes: false } }) as FastifySchemaCompiler<unknown>
-  const coercing = build({}, { customOptions: { ...shared, coerceTypes: 'array' } }) as FastifySchemaCompiler<unknown>
+  const strict = refusingNonFinite(build({}, { customOptions: { ...shared, coerceTypes: false } }) as FastifySchemaCompiler<unknown>)
+  const coercing = refusingNonFinite(build({}, { customOptions: { ...shared, coerceTypes: 'array' } }) as FastifySchemaCompiler<unknown>)
   fastify.setValidatorCompiler(route => route.httpPart === 'body' ? strict(route) : coercing(route))
 }

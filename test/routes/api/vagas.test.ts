@@ -236,6 +236,15 @@ t.test('Idempotency-Key: a retry answers the first result; another body with the
   t.equal((await send({ titulo: 'x' }, 'chave com espaço')).statusCode, 400, 'keys are printable ASCII without blanks')
 })
 
+t.test('a page size or offset that is not a finite number answers 400 ValidationFailed naming the field', async t => {
+  const { app, auth } = await ready(t)
+  for (const [version, query, field] of [['v1', 'limit=Infinity', '/limit'], ['v1', 'limit=-Infinity', '/limit'], ['v1', 'offset=1e400', '/offset'], ['v2', 'limit=1e400', '/limit']]) {
+    const res = await app.inject({ url: `/api/${version}/vagas?${query}`, headers: auth })
+    t.equal(res.statusCode, 400, query)
+    t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'querystring', field, message: 'must be a finite number' }] }, query)
+  }
+})
+
 t.test('a forged cursor with a timestamp the database cannot hold answers 400 InvalidCursor', async t => {
   const { app, auth } = await ready(t)
   // The cursor's binding is a digest anyone can compute: a client can forge a cursor that passes it.

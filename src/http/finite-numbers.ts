@@ -1,0 +1,55 @@
+import { AjvCompiler } from '@fastify/ajv-compiler'
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
+
+interface Validate {
+  (data: unknown): boolean
+  errors?: unknown[] | null
+}
+
+/** Where a number that is not finite sits in validated data, as a JSON pointer; undefined if nowhere. */
+function nonFinitePath (value: unknown, path: string): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [key, child] of Object.entries(value)) {
+    const found = nonFinitePath(child, `${path}/${key}`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/**
+ * Ajv coerces the text `Infinity` (or `1e400`) to a number that passes `type: integer`, then skips
+ * `minimum` and `maximum`, which it applies to finite numbers only: `?limit=Infinity` reached the
+ * database as a 500. JSON.parse also reads `1e400` as Infinity. A validator wrapped here refuses any
+ * non-finite number left in the validated data, as an ordinary validation error (400 ValidationFailed).
+ */
+function refusingNonFiniteNumbers (validate: Validate): Validate {
+  const wrapped: Validate = (data: unknown) => {
+    if (!validate(data)) {
+      wrapped.errors = validate.errors
+      return false
+    }
+    const path = nonFinitePath(data, '')
+    wrapped.errors = path === undefined
+      ? null
+      : [{ instancePath: path, schemaPath: '#', keyword: 'type', params: {}, message: 'must be a finite number' }]
+    return path === undefined
+  }
+  return wrapped
+}
+
+/** The same schema compiler, its validators refusing non-finite numbers. */
+export function refusingNonFinite (compile: FastifySchemaCompiler<unknown>): FastifySchemaCompiler<unknown> {
+  return route => refusingNonFiniteNumbers(compile(route) as Validate) as never
+}
+
+/** Fastify's `schemaController` option: Fastify's own Ajv compiler, its validators refusing non-finite numbers. */
+export function finiteNumberSchemaController (): NonNullable<FastifyServerOptions['schemaController']> {
+  const build = AjvCompiler()
+  return {
+    compilersFactory: {
+      buildValidator: ((externalSchemas: unknown, ajvOptions: unknown) =>
+        refusingNonFinite(build(externalSchemas as never, ajvOptions as never) as FastifySchemaCompiler<unknown>)) as never
+    }
+  }
+}
