@@ -1,22 +1,14 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyServerOptions, FastifyRequest } from 'fastify'
-import type { IncomingMessage, ServerOptions } from 'node:http'
+import type { ServerOptions } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
 import { clientErrorHandler } from './http/client-error.js'
 import { finiteNumberSchemaController } from './http/finite-numbers.js'
 import { frameworkErrors } from './http/framework-errors.js'
+import { requestId } from './http/request-id.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
 import { buildVersionTable } from './versioning/versions.js'
 import { AccessLogController } from './logging/access-log.js'
 import { createChildLoggerFactory } from './logging/request-logger.js'
-
-// A caller's request id is kept only when it is short and made of safe characters.
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
-
-export function requestId (req: IncomingMessage): string {
-  const offered = req.headers['x-request-id']
-  return typeof offered === 'string' && SAFE_REQUEST_ID.test(offered) ? offered : randomUUID()
-}
 
 // Tokens may travel in the query string (RFC 6750 section 2.3); they never reach a log line.
 const SECRET_QUERY_PARAMETER = /([?&](?:access_token|token|client_secret)=)[^&#]*/gi
@@ -80,7 +72,8 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     forceCloseConnections: 'idle',
     // API versions: `/api/v2/x` reaches the route declared at `/api/x`, with version 2.0.
     rewriteUrl: rewriteVersionedUrl,
-    routerOptions: { constraints: { apiVersion: apiVersionStrategy(buildVersionTable(config), config.API_VENDOR_NAME) } },
+    // find-my-way compiles the route tree into one lookup function once the routes are known.
+    routerOptions: { compile: true, constraints: { apiVersion: apiVersionStrategy(buildVersionTable(config), config.API_VENDOR_NAME) } },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
     // `?limit=Infinity` passes Ajv's integer and range checks: every validator also refuses non-finite numbers.
     schemaController: finiteNumberSchemaController()

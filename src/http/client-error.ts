@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { newRequestId } from './request-id.js'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
@@ -25,7 +25,7 @@ export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoEx
   if (error.code === 'ECONNRESET' || socket.destroyed) return
   const problem = problemFor(error.code)
   // No request was parsed, so no caller's id can be kept: a fresh one ties the answer to the log line.
-  const requestId = randomUUID()
+  const requestId = newRequestId()
   this.log.debug({ code: error.code, reqId: requestId }, 'client error')
   if (socket.writable) {
     const body = JSON.stringify(problemBody(problem, '/', requestId))
