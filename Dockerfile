@@ -27,5 +27,9 @@ USER node
 EXPOSE 3000
 # The command probe: exit 0 healthy, 1 unhealthy or unreachable (it reads HOST and PORT like the server).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "dist/src/cli/healthcheck.js", "live"]
+# A 64 MB young generation (semi-space): at a few thousand requests per second the default 16 MB
+# fills before the requests in flight finish, so their objects are copied and promoted; measured
+# on a candidato read, garbage collection fell from about a quarter of the CPU to about 6%.
+ENV NODE_OPTIONS=--max-semi-space-size=64
 # node runs as PID 1 and handles SIGTERM itself (close-with-grace) for a graceful stop.
 CMD ["node", "dist/src/server.js"]
