@@ -45,10 +45,9 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
   return {
     logger: {
       level: config.LOG_LEVEL,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["set-cookie"]', 'req.query.access_token', 'req.body.access_token'],
-        censor: '[Redacted]'
-      },
+      // No pino `redact` paths: a request is logged only through serializeRequest, which writes no
+      // header, query object or body, and masks tokens in the URL. Redaction paths would be walked
+      // on every access line (about 4% of a read) for fields that cannot be there.
       serializers: { req: serializeRequest as never }
     },
     childLoggerFactory: createChildLoggerFactory(),

@@ -9,6 +9,10 @@ import { resolveKeySource, type KeySource } from './key-source.js'
 import { InvalidTokenError } from './errors.js'
 import { createTokenVerifier, type TokenVerifier } from './token-verifier.js'
 
+// As many tokens as the JWT verifier caches, trusted for at most its cache time (fast-jwt's 10 minutes).
+const VERIFIED_TOKENS_REMEMBERED = 10_000
+const VERIFIED_TOKEN_MAX_AGE_MS = 600_000
+
 const ASYMMETRIC: Algorithm[] = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']
 
 export interface BuiltVerifier {
@@ -66,7 +70,8 @@ export function buildTokenVerifier (config: Config, deps: VerifierDependencies):
     // With introspection as the only source, JWT-shaped tokens are introspected too.
     introspectEverything: keys.kind === 'none',
     rules: { issuer: config.AUTH_ISSUER, audiences: audienceList(config.AUTH_AUDIENCE) },
-    isRevoked: jti => deps.denyList.isRevoked(jti)
+    isRevoked: jti => deps.denyList.isRevoked(jti),
+    remember: { maxEntries: VERIFIED_TOKENS_REMEMBERED, maxAgeMs: VERIFIED_TOKEN_MAX_AGE_MS }
   })
   return { verify, keys, jwks }
 }

@@ -14,7 +14,7 @@ t.test('no log line ever holds a token, whichever way it came and however the re
   const good = await mintToken({ scope: 'vagas:read' })
   const weak = await mintToken({ scope: 'other' })
   const expired = await mintToken({ scope: 'vagas:read', exp: Math.floor(Date.now() / 1000) - 600 })
-  const tokens = [good, weak, expired, 'opaque-token-value-123']
+  const tokens = [good, weak, expired, 'opaque-token-value-123', 'cookie-secret-456']
   const requests = [
     { method: 'GET' as const, url: `/secrets?access_token=${good}` },
     { method: 'GET' as const, url: `/secrets?a=1&access_token=${weak}&b=2` },
@@ -22,6 +22,7 @@ t.test('no log line ever holds a token, whichever way it came and however the re
     { method: 'GET' as const, url: '/secrets?access_token=opaque-token-value-123' },
     { method: 'GET' as const, url: `/secrets?access_token=${good}`, headers: { authorization: `Bearer ${good}` } },
     { method: 'GET' as const, url: '/secrets', headers: { authorization: `Bearer ${expired}` } },
+    { method: 'GET' as const, url: '/secrets', headers: { authorization: `Bearer ${good}`, cookie: 'session=cookie-secret-456' } },
     { method: 'GET' as const, url: `/broken?access_token=${good}` },
     { method: 'POST' as const, url: '/secrets', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `access_token=${good}` }
   ]
