@@ -6,13 +6,16 @@ interface Validate {
   errors?: unknown[] | null
 }
 
-/** Where a number that is not finite sits in validated data, as a JSON pointer; undefined if nowhere. */
-function nonFinitePath (value: unknown, path: string): string | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path
+/**
+ * Where a number that is not finite sits in validated data, as a JSON pointer; undefined if nowhere.
+ * The pointer is built only on the way back from a find: this runs on every validated request.
+ */
+function nonFinitePath (value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : ''
   if (value === null || typeof value !== 'object') return undefined
-  for (const [key, child] of Object.entries(value)) {
-    const found = nonFinitePath(child, `${path}/${key}`)
-    if (found !== undefined) return found
+  for (const key in value) {
+    const found = nonFinitePath((value as Record<string, unknown>)[key])
+    if (found !== undefined) return `/${key}${found}`
   }
   return undefined
 }
@@ -29,7 +32,7 @@ function refusingNonFiniteNumbers (validate: Validate): Validate {
       wrapped.errors = validate.errors
       return false
     }
-    const path = nonFinitePath(data, '')
+    const path = nonFinitePath(data)
     wrapped.errors = path === undefined
       ? null
       : [{ instancePath: path, schemaPath: '#', keyword: 'type', params: {}, message: 'must be a finite number' }]
