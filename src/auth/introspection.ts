@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { InvalidTokenError, TokenCheckUnavailableError } from './errors.js'
+import { createExpiringCache } from './expiring-cache.js'
 import type { JwtClaims } from './jwt-verifier.js'
 
 export interface IntrospectionOptions {
@@ -20,11 +21,6 @@ export interface IntrospectionOptions {
 // while a flood of the same bad token does not reach the endpoint.
 const NEGATIVE_CACHE_MS = 5_000
 
-interface Entry {
-  claims?: JwtClaims
-  until: number
-}
-
 function basicCredentials (id: string, secret: string): string {
   // RFC 6749 section 2.3.1: each part is form-urlencoded before base64.
   const encode = (value: string) => encodeURIComponent(value).replace(/%20/g, '+')
@@ -33,16 +29,10 @@ function basicCredentials (id: string, secret: string): string {
 
 /** Checks opaque tokens with the authorization server, with a small bounded cache keyed by hash. */
 export function createIntrospector (options: IntrospectionOptions): (token: string) => Promise<JwtClaims> {
-  const cache = new Map<string, Entry>()
-  const maxEntries = options.maxEntries ?? 10_000
+  // An inactive token is remembered as undefined claims.
+  const cache = createExpiringCache<JwtClaims | undefined>(options.maxEntries ?? 10_000)
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
   if (options.clientId !== undefined) headers.authorization = basicCredentials(options.clientId, options.clientSecret ?? '')
-
-  function remember (key: string, entry: Entry): void {
-    if (entry.until <= Date.now()) return
-    if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!)
-    cache.set(key, entry)
-  }
 
   async function ask (token: string): Promise<Record<string, unknown>> {
     let response: Response
@@ -70,24 +60,21 @@ export function createIntrospector (options: IntrospectionOptions): (token: stri
   return async token => {
     const key = createHash('sha256').update(token).digest('base64url')
     const now = Date.now()
-    const cached = cache.get(key)
+    const cached = cache.get(key, now)
     if (cached !== undefined) {
-      if (cached.until > now) {
-        if (cached.claims === undefined) throw new InvalidTokenError('inactive')
-        return cached.claims
-      }
-      cache.delete(key)
+      if (cached.value === undefined) throw new InvalidTokenError('inactive')
+      return cached.value
     }
 
     const answer = await ask(token)
     if (answer.active !== true) {
-      remember(key, { until: now + Math.min(NEGATIVE_CACHE_MS, options.cacheMs) })
+      cache.set(key, undefined, now + Math.min(NEGATIVE_CACHE_MS, options.cacheMs))
       throw new InvalidTokenError('inactive')
     }
     const exp = typeof answer.exp === 'number' ? answer.exp * 1000 : undefined
     if (exp !== undefined && exp <= now) throw new InvalidTokenError('expired')
     const { active: _active, ...claims } = answer
-    remember(key, { claims, until: Math.min(now + options.cacheMs, exp ?? Infinity) })
+    cache.set(key, claims, Math.min(now + options.cacheMs, exp ?? Infinity))
     return claims
   }
 }
