@@ -20,7 +20,6 @@ const settings = {
   warmupSeconds: positiveInteger('BENCH_WARMUP', 3),
   rounds: positiveInteger('BENCH_ROUNDS', 3)
 }
-const TARGET_PING_RATIO = 0.85
 
 function positiveInteger (name: string, fallback: number): number {
   const raw = process.env[name]
@@ -193,6 +192,9 @@ interface ScenarioReport {
   roundRatios: number[]
   /** Baseline CPU time per request ÷ the service's: the same ratio seen through CPU cost. */
   cpuRatio?: number
+  /** In a group: the median over the rounds of this scenario's req/s ÷ the group's first scenario's. */
+  relative?: { to: string, ratio: number, roundRatios: number[] }
+  target?: number
   unexpectedAnswers: number
 }
 
@@ -209,6 +211,13 @@ function printTable (reports: ScenarioReport[]): void {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map(row => row[column]!.length)))
   const line = (row: string[]) => row.map((cell, column) => column >= 2 && column <= 5 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)).join('  ').trimEnd()
   process.stdout.write(`\n${line(rows[0]!)}\n${widths.map(w => '-'.repeat(w)).join('  ')}\n${rows.slice(1).map(line).join('\n')}\n`)
+  const related = reports.filter(report => report.relative !== undefined)
+  if (related.length === 0) return
+  process.stdout.write('\nWithin one service process, req/s against the group\'s first scenario (median of the rounds):\n')
+  for (const { name, relative } of related) {
+    const { to, ratio, roundRatios } = relative!
+    process.stdout.write(`  ${name} / ${to}: ${ratio.toFixed(2)} (rounds ${Math.min(...roundRatios).toFixed(2)}-${Math.max(...roundRatios).toFixed(2)})\n`)
+  }
 }
 
 function fmt (value: number, digits: number): string {
@@ -217,64 +226,114 @@ function fmt (value: number, digits: number): string {
 
 // ---- the run -------------------------------------------------------------------------------------
 
-async function measure (scenario: Scenario, pinning: Pinning, baseline: Server, dataDir: string): Promise<ScenarioReport> {
+interface Target { server: Server, expectStatus: number, rounds: LoadResult[] }
+interface Measurement { scenario: Scenario, request: BenchRequest, service: Target, baseline: Target }
+
+/** The scenarios that share one service process: a group, or a scenario alone. */
+function units (selected: Scenario[]): Scenario[][] {
+  const byGroup = new Map<string, Scenario[]>()
+  const result: Scenario[][] = []
+  for (const scenario of selected) {
+    if (scenario.group === undefined) { result.push([scenario]); continue }
+    let members = byGroup.get(scenario.group)
+    if (members === undefined) {
+      members = []
+      byGroup.set(scenario.group, members)
+      result.push(members)
+    }
+    members.push(scenario)
+  }
+  for (const members of byGroup.values()) {
+    const env = JSON.stringify(members[0]!.env ?? {})
+    const other = members.find(member => JSON.stringify(member.env ?? {}) !== env)
+    if (other !== undefined) throw new Error(`scenario ${other.name} needs other settings than the rest of group ${other.group}`)
+  }
+  return result
+}
+
+function report (measurement: Measurement, reference?: Measurement): ScenarioReport {
+  const { scenario, request, service, baseline } = measurement
+  const ofService = { ...medians(service.rounds), rounds: service.rounds }
+  const ofBaseline = { ...medians(baseline.rounds), rounds: baseline.rounds }
+  // The ratio is taken within each round, so a neighbour's burst that slows one round slows both sides.
+  const roundRatios = service.rounds.map((result, round) => result.requestsPerSecond / baseline.rounds[round]!.requestsPerSecond)
+  const unexpected = service.rounds.reduce((sum, result) => sum + unexpectedAnswers(result, service.expectStatus), 0) +
+    baseline.rounds.reduce((sum, result) => sum + unexpectedAnswers(result, baseline.expectStatus), 0)
+  const relativeRounds = reference === undefined || reference === measurement
+    ? undefined
+    : service.rounds.map((result, round) => result.requestsPerSecond / reference.service.rounds[round]!.requestsPerSecond)
+  return {
+    name: scenario.name,
+    method: request.method,
+    path: request.path,
+    service: ofService,
+    baseline: ofBaseline,
+    ratio: median(roundRatios),
+    roundRatios,
+    cpuRatio: ofService.cpuMicrosPerRequest === undefined || ofBaseline.cpuMicrosPerRequest === undefined
+      ? undefined
+      : ofBaseline.cpuMicrosPerRequest / ofService.cpuMicrosPerRequest,
+    relative: relativeRounds === undefined ? undefined : { to: reference!.scenario.name, ratio: median(relativeRounds), roundRatios: relativeRounds },
+    target: scenario.target,
+    unexpectedAnswers: unexpected
+  }
+}
+
+/**
+ * Measures the scenarios of one unit against one service process: each is set up, warmed up, then
+ * measured in interleaved rounds next to the baseline. Within a group every scenario is measured in
+ * every round, so the ratio of one to the group's first compares requests, not processes.
+ */
+async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, dataDir: string): Promise<ScenarioReport[]> {
+  const first = unit[0]!
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(await freePort()),
     LOG_LEVEL: 'info',
-    DATA_DIR: join(dataDir, scenario.name),
-    ...scenario.env
+    DATA_DIR: join(dataDir, first.group ?? first.name),
+    ...first.env
   }
   const service = await startServer('service', pinning, ['dist/src/server.js'], env)
   try {
-    const prepared: PreparedRequest = await scenario.setup?.({
-      baseUrl: service.baseUrl,
-      env,
-      waitFor: async (path, status, timeoutMs) => await waitFor(service.baseUrl, path, status, timeoutMs, service.child)
-    }) ?? {}
-    const request: BenchRequest = {
-      method: scenario.method,
-      path: prepared.path ?? scenario.path,
-      headers: { ...scenario.headers, ...prepared.headers },
-      body: prepared.body ?? scenario.body,
-      expectStatus: scenario.expectStatus ?? 200
+    const measurements: Measurement[] = []
+    for (const scenario of unit) {
+      const prepared: PreparedRequest = await scenario.setup?.({
+        baseUrl: service.baseUrl,
+        env,
+        waitFor: async (path, status, timeoutMs) => await waitFor(service.baseUrl, path, status, timeoutMs, service.child)
+      }) ?? {}
+      const request: BenchRequest = {
+        method: scenario.method,
+        path: prepared.path ?? scenario.path,
+        headers: { ...scenario.headers, ...prepared.headers },
+        body: prepared.body ?? scenario.body,
+        expectStatus: scenario.expectStatus ?? 200
+      }
+      measurements.push({
+        scenario,
+        request,
+        service: { server: service, expectStatus: request.expectStatus, rounds: [] },
+        baseline: { server: baseline, expectStatus: 200, rounds: [] }
+      })
     }
-    const targets = [
-      { server: service, expectStatus: request.expectStatus, rounds: [] as LoadResult[] },
-      { server: baseline, expectStatus: 200, rounds: [] as LoadResult[] }
-    ]
-    process.stdout.write(`${scenario.name}: ${request.method} ${request.path}, warm-up ${settings.warmupSeconds} s each`)
-    for (const target of targets) await load(pinning, target.server, request, settings.warmupSeconds)
-    let unexpected = 0
+    for (const { scenario, request, service: ofService, baseline: ofBaseline } of measurements) {
+      process.stdout.write(`${scenario.name}: ${request.method} ${request.path}, warm-up ${settings.warmupSeconds} s each\n`)
+      for (const target of [ofService, ofBaseline]) await load(pinning, target.server, request, settings.warmupSeconds)
+    }
+    process.stdout.write(unit.length > 1 ? `group ${first.group}:` : `${first.name}:`)
     for (let round = 0; round < settings.rounds; round++) {
       // A B, then B A: drift over the run (heat, neighbours) weighs on both sides alike.
-      const order = round % 2 === 0 ? targets : [...targets].reverse()
-      for (const target of order) {
-        const result = await load(pinning, target.server, request, settings.durationSeconds)
-        unexpected += unexpectedAnswers(result, target.expectStatus)
-        target.rounds.push(result)
+      for (const { request, service: ofService, baseline: ofBaseline } of measurements) {
+        for (const target of round % 2 === 0 ? [ofService, ofBaseline] : [ofBaseline, ofService]) {
+          target.rounds.push(await load(pinning, target.server, request, settings.durationSeconds))
+        }
       }
-      process.stdout.write(`, round ${round + 1}/${settings.rounds}`)
+      process.stdout.write(` round ${round + 1}/${settings.rounds}`)
     }
     process.stdout.write('\n')
-    const [ofService, ofBaseline] = targets.map(target => ({ ...medians(target.rounds), rounds: target.rounds }))
-    // The ratio is taken within each round, so a neighbour's burst that slows one round slows both sides.
-    const roundRatios = ofService!.rounds.map((result, round) => result.requestsPerSecond / ofBaseline!.rounds[round]!.requestsPerSecond)
-    return {
-      name: scenario.name,
-      method: request.method,
-      path: request.path,
-      service: ofService!,
-      baseline: ofBaseline!,
-      ratio: median(roundRatios),
-      roundRatios,
-      cpuRatio: ofService!.cpuMicrosPerRequest === undefined || ofBaseline!.cpuMicrosPerRequest === undefined
-        ? undefined
-        : ofBaseline!.cpuMicrosPerRequest / ofService!.cpuMicrosPerRequest,
-      unexpectedAnswers: unexpected
-    }
+    return measurements.map(measurement => report(measurement, unit.length > 1 ? measurements[0] : undefined))
   } finally {
     await stopServer(service)
   }
@@ -294,7 +353,7 @@ async function main (): Promise<number> {
   const baseline = await startServer('baseline', pinning, ['--import=tsx', 'bench/baseline.ts'], baselineEnv)
   const reports: ScenarioReport[] = []
   try {
-    for (const scenario of selected) reports.push(await measure(scenario, pinning, baseline, dataDir))
+    for (const unit of units(selected)) reports.push(...await measure(unit, pinning, baseline, dataDir))
   } finally {
     await stopServer(baseline)
     rmSync(dataDir, { recursive: true, force: true })
@@ -314,10 +373,11 @@ async function main (): Promise<number> {
   }, null, 2) + '\n')
   process.stdout.write('\nwritten to bench/results/latest.json\n')
 
-  const ping = reports.find(report => report.path === '/ping')
-  if (ping !== undefined) {
-    const verdict = ping.ratio >= TARGET_PING_RATIO ? 'meets' : 'MISSES'
-    process.stdout.write(`/ping ratio ${ping.ratio.toFixed(2)} ${verdict} the target of ${TARGET_PING_RATIO}\n`)
+  for (const report of reports) {
+    if (report.target === undefined) continue
+    const [ratio, of] = report.relative === undefined ? [report.ratio, 'the baseline'] : [report.relative.ratio, report.relative.to]
+    const verdict = ratio >= report.target ? 'meets' : 'MISSES'
+    process.stdout.write(`${report.name}: ${ratio.toFixed(2)} of ${of} ${verdict} the target of ${report.target.toFixed(2)}\n`)
   }
   return reports.some(report => report.unexpectedAnswers > 0) ? 1 : 0
 }
