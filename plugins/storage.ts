@@ -42,6 +42,8 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
   const { db, kind, ping, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
+    poolSize: fastify.config.DATABASE_POOL_SIZE,
+    connectTimeoutMs: fastify.config.DATABASE_POOL_TIMEOUT_MS,
     onPoolError: error => log.warn(logCause(error), 'database connection lost')
   })
 

@@ -80,3 +80,26 @@ t.test('PostgreSQL unreachable at start: the service starts, answers 503 problem
   t.equal(lost.statusCode, 503, 'a database lost mid-run answers 503, not 500')
   t.match(lost.json(), { code: 'DatabaseUnavailable' })
 })
+
+t.test('PostgreSQL pool settings: a request that cannot get a connection within DATABASE_POOL_TIMEOUT_MS answers 503', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const app = await build(t, {
+    env: { DATABASE_URL: url, DATABASE_POOL_SIZE: '1', DATABASE_POOL_TIMEOUT_MS: '300' },
+    extraRoutes: scope => scope.get('/probe-query', async () => {
+      await sql`select 1`.execute(scope.storage.db)
+      return { ok: true }
+    })
+  })
+  await app.storage.whenReady()
+  // The pool's only connection is held for a second.
+  const holding = sql`select pg_sleep(1)`.execute(app.storage.db)
+  const started = Date.now()
+  const refused = await app.inject('/probe-query')
+  const waited = Date.now() - started
+  t.equal(refused.statusCode, 503)
+  t.match(refused.json(), { code: 'DatabaseUnavailable', status: 503 })
+  t.ok(waited >= 250 && waited < 900, `answered after the configured wait, not after the query (${waited} ms)`)
+  await holding
+  t.equal((await app.inject('/probe-query')).statusCode, 200, 'the connection serves again once released')
+})
