@@ -2,10 +2,10 @@ import Fastify, { type FastifyHttpsOptions, type FastifyInstance } from 'fastify
 import type { Server as HttpsServer } from 'node:https'
 import fp from 'fastify-plugin'
 import closeWithGrace from 'close-with-grace'
-import pino from 'pino'
 import { setTimeout as sleep } from 'node:timers/promises'
 import app from './app.js'
 import { ConfigError, loadConfig, type Config } from './config.js'
+import { LogWriter } from './logging/log-writer.js'
 import { serverOptions } from './server-options.js'
 import { tlsOptions } from './tls.js'
 
@@ -22,16 +22,19 @@ function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> }
   }
 }
 
+const STDOUT = 1
+
 async function start (): Promise<void> {
   const { config, https } = readConfig()
   // With TLS_CERT_FILE and TLS_KEY_FILE the service serves HTTPS itself (spec section 5 rule 1).
   // The app is the same either way; only the listening server differs, so one instance type serves both.
   // The HTTPS server takes the same limits (header size, header timeout) beside the TLS options.
   const shared = serverOptions(config)
-  // Log lines go to stdout without blocking: while one write is in flight the next lines are buffered
-  // and written together, so a busy server makes one system call per batch instead of two per
-  // request. pino flushes what is left when the process exits.
-  const options = { ...shared, logger: { ...(shared.logger as object), stream: pino.destination({ dest: 1, sync: false }) } }
+  // Log lines go to stdout without blocking: while one write is in flight the next lines wait and are
+  // written together by the next one, so a busy server makes one system call per batch.
+  const logWriter = new LogWriter(STDOUT)
+  process.once('exit', () => { logWriter.flushSync() })
+  const options = { ...shared, logger: { ...(shared.logger as object), stream: logWriter } }
   const server = https === undefined
     ? Fastify(options)
     : Fastify({ ...options, https: { ...options.http, ...https } } as FastifyHttpsOptions<HttpsServer>) as unknown as FastifyInstance
