@@ -172,8 +172,9 @@ t.test('a hanging check reports Timeout within its limit while the endpoint stil
   const elapsed = Date.now() - started
   t.equal(res.statusCode, 503)
   t.match(res.json(), { name: 'slow-api', status: 'Timeout' })
-  t.ok(res.json().latencyMs >= 490 && res.json().latencyMs < 1000, `the check was cut at ${res.json().latencyMs} ms (limit 500 ms)`)
-  // The margin allows for a busy test machine; a check that hung the endpoint would never answer.
+  // The margins allow for a busy test machine (a CI run saw the 500 ms timer fire at 1000 ms); a check
+  // that was not cut, or that hung the endpoint, would never answer.
+  t.ok(res.json().latencyMs >= 490 && res.json().latencyMs < 1500, `the check was cut at ${res.json().latencyMs} ms (limit 500 ms)`)
   t.ok(elapsed < 1500, `answered in ${elapsed} ms`)
   const deep = await app.inject({ url: '/health/deep', headers })
   t.equal(deep.json().checks['slow-api'].status, 'Timeout')
