@@ -56,6 +56,12 @@ const common = { AUTH_JWT_SECRET: BENCH_SECRET, RATE_LIMIT_MAX: '0', SHED_MAX_EV
 // a process that holds it answers even /ping more slowly (README "Benchmarks"). `ping-embedded`
 // keeps that figure in view.
 const onPostgres = { ...common, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' }
+/** A setup step for scenarios that need the service ready (its checks passed) before the load. */
+async function whenReady ({ waitFor }: SetupContext): Promise<undefined> {
+  await waitFor('/health/ready')
+  return undefined
+}
+
 async function authorization (scope: string): Promise<string> {
   return `Bearer ${await mintToken({ sub: 'bench', scope, ttl: 3600 })}`
 }
@@ -115,10 +121,10 @@ export const scenarios: Scenario[] = [
     method: 'GET',
     path: '/health/ready',
     env: onPostgres,
-    setup: async ({ waitFor }) => { await waitFor('/health/ready'); return undefined }
+    setup: whenReady
   },
   // The same route, anonymous and with a cached valid token: the cost of bearer authentication.
-  { name: 'health-anonymous', group: 'health', method: 'GET', path: '/health', env: onPostgres, setup: async ({ waitFor }) => { await waitFor('/health/ready'); return undefined } },
+  { name: 'health-anonymous', group: 'health', method: 'GET', path: '/health', env: onPostgres, setup: whenReady },
   {
     name: 'health-token',
     group: 'health',

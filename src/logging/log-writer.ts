@@ -49,7 +49,7 @@ export class LogWriter {
   /** Calls back once every line written so far has reached the file descriptor (pino's `logger.flush`). */
   flush (callback: (error?: Error) => void = () => {}): void {
     if (!this.#writing) callback()
-    else this.#drained.push(() => callback())
+    else this.#drained.push(callback)
   }
 
   /** Writes the waiting lines synchronously: for the moment the process exits and has no event loop left. */
