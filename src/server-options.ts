@@ -1,4 +1,4 @@
-import type { FastifyServerOptions, FastifyRequest } from 'fastify'
+import type { FastifyServerOptions } from 'fastify'
 import type { ServerOptions } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
 import { clientErrorHandler } from './http/client-error.js'
@@ -9,23 +9,7 @@ import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js
 import { buildVersionTable } from './versioning/versions.js'
 import { AccessLogController } from './logging/access-log.js'
 import { createChildLoggerFactory } from './logging/request-logger.js'
-
-// Tokens may travel in the query string (RFC 6750 section 2.3); they never reach a log line.
-const SECRET_QUERY_PARAMETER = /([?&](?:access_token|token|client_secret)=)[^&#]*/gi
-
-export function redactUrl (url: string): string {
-  return url.includes('=') ? url.replace(SECRET_QUERY_PARAMETER, '$1[Redacted]') : url
-}
-
-function serializeRequest (req: FastifyRequest) {
-  return {
-    method: req.method,
-    // The URL as sent: `/api/v2/x` stays visible after the router rewrote it to `/api/x`.
-    url: redactUrl(req.originalUrl),
-    host: req.host,
-    remoteAddress: req.ip
-  }
-}
+import { serializeRequest } from './logging/request-serializer.js'
 
 // Node's default for the head alone; it may not exceed the time allowed for the whole request.
 const NODE_HEADERS_TIMEOUT = 60_000

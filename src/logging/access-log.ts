@@ -1,4 +1,37 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import pino from 'pino'
+import { deferredParts, type ParentLogger } from './request-logger.js'
+import { serializeRequest } from './request-serializer.js'
+
+const symbols = pino.symbols
+
+/** The parts of a pino logger's settings that shape its lines (pino exports these keys for this use). */
+interface PinoInternals {
+  levels: { values: Record<string, number> }
+  [symbols.chindingsSym]: string
+  [symbols.endSym]: string
+  [symbols.lsCacheSym]: Record<number, string>
+  [symbols.messageKeySym]: string
+  [symbols.streamSym]: { write: (line: string) => unknown }
+  [symbols.timeSym]: () => string
+}
+
+/**
+ * The line `logger.info({ req, res, responseTime }, 'request completed')` writes, built directly: the
+ * same fields in the same order, through the same stream. pino would first make the request's child
+ * logger and then walk the object generically; on a read that was a tenth of the request's cost.
+ */
+function writeCompletedLine (parent: ParentLogger, bindings: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): void {
+  const pinoLogger = parent as unknown as PinoInternals
+  const requestBindings = JSON.stringify(bindings)
+  pinoLogger[symbols.streamSym].write(
+    pinoLogger[symbols.lsCacheSym][pinoLogger.levels.values.info as number] + pinoLogger[symbols.timeSym]() + pinoLogger[symbols.chindingsSym] +
+    (requestBindings.length > 2 ? ',' + requestBindings.slice(1, -1) : '') +
+    ',"req":' + JSON.stringify(serializeRequest(request)) +
+    ',"res":{"statusCode":' + reply.statusCode + '},"responseTime":' + reply.elapsedTime +
+    ',"' + pinoLogger[symbols.messageKeySym] + '":"request completed"' + pinoLogger[symbols.endSym]
+  )
+}
 
 /**
  * One access line per request, written when the answer is sent: method, URL, status and time
@@ -13,8 +46,13 @@ export class AccessLogController extends LogController {
     if (this.isLogDisabled(request)) return
     if (error !== null && error !== undefined) {
       reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
-    } else {
+      return
+    }
+    const deferred = deferredParts(reply.log)
+    if (deferred === undefined) {
       reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+    } else if (deferred.parent.isLevelEnabled('info')) {
+      writeCompletedLine(deferred.parent, deferred.bindings, request, reply)
     }
   }
 }

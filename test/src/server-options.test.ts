@@ -7,7 +7,7 @@ import { testConfig } from '../helper.js'
 import { serverOptions } from '../../src/server-options.js'
 
 /** The app with the production log options, writing its JSON lines into an array. */
-async function buildLogged (t: { teardown: (fn: () => unknown) => void }): Promise<{ app: ReturnType<typeof Fastify>, lines: Array<Record<string, unknown>> }> {
+async function buildLogged (t: { teardown: (fn: () => unknown) => void }, logLevel = 'info'): Promise<{ app: ReturnType<typeof Fastify>, lines: Array<Record<string, unknown>> }> {
   const lines: Array<Record<string, unknown>> = []
   const stream = new Writable({
     write (chunk: Buffer, _encoding, callback) {
@@ -15,7 +15,7 @@ async function buildLogged (t: { teardown: (fn: () => unknown) => void }): Promi
       callback()
     }
   })
-  const config = testConfig({ LOG_LEVEL: 'info' })
+  const config = testConfig({ LOG_LEVEL: logLevel })
   const options = serverOptions(config)
   const fastify = Fastify({ ...options, logger: { ...(options.logger as object), stream } })
   t.teardown(() => fastify.close())
@@ -26,6 +26,12 @@ async function buildLogged (t: { teardown: (fn: () => unknown) => void }): Promi
       if ((request.query as Record<string, string>).fail === 'yes') throw new Error('probe failed')
       return 'ok'
     })
+    // A handler that logs: its request gets a real pino child, which writes the access line itself.
+    scope.get('/chatty', async request => {
+      request.log.info('working')
+      return 'ok'
+    })
+    scope.get('/silent', async () => 'ok')
   })
   await fastify.ready()
   return { app: fastify, lines }
@@ -52,4 +58,28 @@ t.test('other routes keep their access lines at the server level, with the reque
   const mine = lines.filter(line => line.reqId === 'trace-42')
   t.same(mine.map(line => line.msg), ['request refused', 'request completed'], 'one access line, at the end')
   t.match(mine[1], { level: 30, req: { method: 'GET', url: '/nothing-here' }, res: { statusCode: 404 }, responseTime: Number })
+})
+
+t.test('the access line of a request that logged nothing else is the line pino writes, field for field', async t => {
+  const { app, lines } = await buildLogged(t)
+  const viaPino = await app.inject({ method: 'GET', url: '/chatty', headers: { 'x-request-id': 'via-pino' } })
+  const direct = await app.inject({ method: 'GET', url: '/silent?access_token=s3cr3t&x=1', headers: { 'x-request-id': 'direct' } })
+  t.equal(viaPino.statusCode, 200)
+  t.equal(direct.statusCode, 200)
+  const [pinoLine] = lines.filter(line => line.reqId === 'via-pino' && line.msg === 'request completed')
+  const [directLine] = lines.filter(line => line.reqId === 'direct')
+  t.ok(pinoLine !== undefined && directLine !== undefined, 'both requests wrote an access line')
+  t.same(Object.keys(directLine!), Object.keys(pinoLine!), 'the same fields in the same order')
+  for (const field of ['level', 'pid', 'hostname', 'msg', 'res']) t.same(directLine![field], pinoLine![field], field)
+  t.same(directLine!.req, { ...(pinoLine!.req as object), url: '/silent?access_token=[Redacted]&x=1' }, 'the same request fields, the token masked')
+  t.equal(JSON.stringify(lines).includes('s3cr3t'), false, 'the token is in no line')
+  t.equal(typeof directLine!.time, 'number')
+  t.equal(typeof directLine!.responseTime, 'number')
+})
+
+t.test('above info the server writes no access line', async t => {
+  const { app, lines } = await buildLogged(t, 'warn')
+  t.equal((await app.inject({ method: 'GET', url: '/silent' })).statusCode, 200)
+  t.equal((await app.inject({ method: 'GET', url: '/chatty' })).statusCode, 200)
+  t.same(lines.filter(line => line.reqId !== undefined), [])
 })

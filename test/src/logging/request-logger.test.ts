@@ -43,9 +43,20 @@ t.test('a grandchild keeps the request bindings and the route level', async t =>
   t.same(lines.map(line => [line.msg, line.reqId, line.part]), [['shown', 'r-3', 'db']])
 })
 
-t.test('routes at the server level get an ordinary child', async t => {
+t.test('a request logger at the server level writes at its level, with the bindings', async t => {
   const { logger, lines } = capture('info')
   const child = createChildLoggerFactory()(logger, { reqId: 'r-4' }, {})
+  t.equal(child.level, 'info')
+  child.debug('hidden')
   child.info('shown')
-  t.same(lines.map(line => [line.msg, line.reqId]), [['shown', 'r-4']])
+  child.child({ part: 'db' }).warn('also shown')
+  t.same(lines.map(line => [line.msg, line.reqId, line.part]), [['shown', 'r-4', undefined], ['also shown', 'r-4', 'db']])
+})
+
+t.test('a request logger follows a later change of the server level', async t => {
+  const { logger, lines } = capture('info')
+  const child = createChildLoggerFactory()(logger, { reqId: 'r-5' }, {})
+  logger.level = 'debug'
+  child.debug('now shown')
+  t.same(lines.map(line => [line.msg, line.reqId]), [['now shown', 'r-5']])
 })
