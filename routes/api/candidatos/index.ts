@@ -11,7 +11,7 @@ import {
 import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
-  preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf
+  preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
 import { CANDIDATO_SORT_FIELDS, createCandidatosRepository, DuplicateEmailError, type CandidatoDetail, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
@@ -37,6 +37,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     const represent = (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => candidatoRepresentation(candidato, version, href)
     const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version)
     const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, version))
+    const readHeaders = (reply: FastifyReply, candidato: CandidatoRecord) => setReadHeaders(reply, etagOf(candidato), candidatoLastModified(candidato, version))
 
     fastify.get('', {
       constraints,
@@ -114,12 +115,12 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         tags,
         params: IdParams,
         headers: ConditionalHeaders,
-        response: { 200: withHeaders(CandidatoSchema, 'The candidato'), 304: { description: 'The copy the client holds is current', type: 'null' } }
+        response: { 200: withHeaders(CandidatoSchema, 'The candidato', ReadHeaders), 304: { description: 'The copy the client holds is current', type: 'null' } }
       }
     }, async (request, reply) => {
       const candidato = await candidatos.findById(request.params.id)
       if (candidato === undefined) throw notFound()
-      validators(reply, candidato)
+      readHeaders(reply, candidato)
       if (isNotModified(request.headers, etagOf(candidato), candidatoLastModified(candidato, version))) return reply.code(304).send()
       return represent(candidato, hrefOf(request))
     })

@@ -7,7 +7,7 @@ import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
-  preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf
+  preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
 import {
@@ -102,13 +102,13 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         tags,
         params: IdParams,
         headers: ConditionalHeaders,
-        response: { 200: withHeaders(VagaSchema, 'The vaga'), 304: { description: 'The copy the client holds is current', type: 'null' } }
+        response: { 200: withHeaders(VagaSchema, 'The vaga', ReadHeaders), 304: { description: 'The copy the client holds is current', type: 'null' } }
       }
     }, async (request, reply) => {
       const vaga = await vagas.findById(request.params.id)
       if (vaga === undefined) throw notFound()
       const etag = vagaEtag(vaga, version)
-      setValidators(reply, etag, vaga.atualizadoEm)
+      setReadHeaders(reply, etag, vaga.atualizadoEm)
       if (isNotModified(request.headers, etag, vaga.atualizadoEm)) return reply.code(304).send()
       return vagaRepresentation(vaga, hrefOf(request))
     })

@@ -66,6 +66,17 @@ export const ResourceHeaders = {
   'last-modified': { type: 'string', description: 'When the resource last changed' }
 }
 
+/**
+ * A single resource as read: a client may keep it but must revalidate it with its ETag before each
+ * use (a 304 is cheap), and no shared cache may keep it, since the answer depends on the token.
+ */
+export const READ_CACHE_CONTROL = 'private, no-cache'
+
+/** The 200 of a single-resource read: its validators and its Cache-Control. */
+export const ReadHeaders = {
+  'cache-control': { type: 'string', description: `\`${READ_CACHE_CONTROL}\`: revalidate with the ETag before each use` }
+}
+
 export function withHeaders<T extends TSchema> (schema: T, description: string, extra: Record<string, unknown> = {}) {
   return { description, content: { 'application/json': { schema } }, headers: { ...ResourceHeaders, ...extra } }
 }
@@ -94,6 +105,11 @@ export function actorOf (request: FastifyRequest): string {
 
 export function setValidators (reply: FastifyReply, etag: string, lastModified: Date): FastifyReply {
   return reply.header('etag', etag).header('last-modified', httpDate(lastModified))
+}
+
+/** The headers of a single-resource read, its 200 and its 304 alike (RFC 9110 section 15.4.5). */
+export function setReadHeaders (reply: FastifyReply, etag: string, lastModified: Date): FastifyReply {
+  return setValidators(reply, etag, lastModified).header('cache-control', READ_CACHE_CONTROL)
 }
 
 /** Canonical JSON (keys sorted), so the same body sent with keys in another order is the same request. */

@@ -49,8 +49,11 @@ t.test('register, read, conditional read, replace, patch, remove; unique e-mail 
   const read = await app.inject({ url: `/api/v1/candidatos/${ana.id}`, headers: auth })
   t.equal(read.statusCode, 200)
   t.same(read.json(), ana)
+  t.equal(read.headers['cache-control'], 'private, no-cache', 'a client may keep it and revalidates it before each use')
   const etag = read.headers.etag as string
-  t.equal((await app.inject({ url: `/api/v1/candidatos/${ana.id}`, headers: { ...auth, 'if-none-match': `"x", ${etag}` } })).statusCode, 304)
+  const notModified = await app.inject({ url: `/api/v1/candidatos/${ana.id}`, headers: { ...auth, 'if-none-match': `"x", ${etag}` } })
+  t.equal(notModified.statusCode, 304)
+  t.equal(notModified.headers['cache-control'], 'private, no-cache', 'the 304 carries the headers the 200 would')
   t.equal((await app.inject({ url: `/api/v1/candidatos/${ana.id}`, headers: { ...auth, 'if-modified-since': read.headers['last-modified'] as string } })).statusCode, 304)
 
   const bia = await newCandidato(app, auth, 'Bia')

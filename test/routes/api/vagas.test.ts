@@ -32,6 +32,9 @@ t.test('create, read, conditional read, replace, patch, delete', async t => {
   const etag = read.headers.etag as string
   t.match(etag, /^"[^"]+"$/, 'a strong ETag')
   t.equal(read.headers['last-modified'], new Date(vaga.atualizadoEm).toUTCString())
+  t.equal(read.headers['cache-control'], 'private, no-cache', 'a client may keep it and revalidates it before each use')
+  t.equal(read.headers.pragma, undefined)
+  t.equal(read.headers.expires, undefined)
 
   const v2 = await app.inject({ url: `/api/v2/vagas/${vaga.id}`, headers: auth })
   t.equal(v2.json().links[0].href, `/api/v2/vagas/${vaga.id}`, 'links use the version that served the request')
@@ -52,6 +55,7 @@ t.test('create, read, conditional read, replace, patch, delete', async t => {
   t.equal(cached.statusCode, 304)
   t.equal(cached.body, '')
   t.equal(cached.headers.etag, etag)
+  t.equal(cached.headers['cache-control'], 'private, no-cache', 'the 304 carries the headers the 200 would')
   const since = await app.inject({ url: `/api/v1/vagas/${vaga.id}`, headers: { ...auth, 'if-modified-since': read.headers['last-modified'] as string } })
   t.equal(since.statusCode, 304)
   const older = await app.inject({ url: `/api/v1/vagas/${vaga.id}`, headers: { ...auth, 'if-modified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' } })
@@ -68,6 +72,7 @@ t.test('create, read, conditional read, replace, patch, delete', async t => {
   t.equal(replaced.statusCode, 200)
   t.match(replaced.json(), { titulo: 'Engenheira de dados', descricao: null, status: 'aberta' }, 'PUT replaces: the missing descricao is gone')
   t.not(replaced.headers.etag, etag)
+  t.equal(replaced.headers['cache-control'], 'no-store', 'the answer to a write is not kept')
   t.equal((await app.inject({ url: `/api/v1/vagas/${vaga.id}`, headers: { ...auth, 'if-none-match': etag } })).statusCode, 200, 'the old ETag is stale')
 
   const patched = await app.inject({ method: 'PATCH', url: `/api/v1/vagas/${vaga.id}`, headers: auth, payload: { status: 'fechada' } })
