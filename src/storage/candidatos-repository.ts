@@ -5,6 +5,7 @@ import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type 
 import type { VagaStatus } from '../domain/vaga.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
+import { rowsByIds } from './rows-by-ids.js'
 import { pageOf, pageQuery, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { CandidatosTable, Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
@@ -146,11 +147,6 @@ async function findDetail (db: Executor, id: string): Promise<CandidatoDetail | 
   return row === undefined ? undefined : toDetail(row as DetailRow)
 }
 
-async function findDetails (db: Executor, ids: readonly string[]): Promise<CandidatoDetail[]> {
-  const rows = await detailQuery(db).where('c.id', 'in', ids).execute()
-  return rows.map(row => toDetail(row as DetailRow))
-}
-
 /** The current candidato with its history, its row locked until the transaction ends. */
 async function lockDetail (trx: Transaction<Schema>, id: string): Promise<CandidatoDetail | undefined> {
   const row = await detailQuery(trx).where('c.id', '=', id).forUpdate('c').executeTakeFirst()
@@ -167,8 +163,9 @@ async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
 }
 
 export function createCandidatosRepository (db: Kysely<Schema>) {
+  const detailRows = rowsByIds(db, detailQuery(db), 'c.id')
   return {
-    findById: batchedLookup(ids => findDetails(db, ids)),
+    findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
       const filtered = (query: ReturnType<typeof base>) => {

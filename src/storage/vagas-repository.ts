@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
 import { batchedLookup } from './batched-lookup.js'
+import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
 import { pageOf, pageQuery, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { Schema, VagasTable } from './schema.js'
@@ -55,11 +56,9 @@ export function createVagasRepository (db: Kysely<Schema>) {
     return query
   }
 
+  const vagaRows = rowsByIds(db, db.selectFrom('vagas').selectAll(), 'id')
   return {
-    findById: batchedLookup(async ids => {
-      const rows = await db.selectFrom('vagas').selectAll().where('id', 'in', ids).execute()
-      return rows.map(toRecord)
-    }),
+    findById: batchedLookup(async ids => (await vagaRows(ids)).map(toRecord)),
 
     async exists (id: string): Promise<boolean> {
       const row = await db.selectFrom('vagas').select('id').where('id', '=', id).executeTakeFirst()
