@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
+import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import {
   CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema,
@@ -37,6 +38,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     const represent = (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => candidatoRepresentation(candidato, version, href)
     const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version)
     const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, version))
+    const sendRepresentation = createRepresentationCache()
     const readHeaders = (reply: FastifyReply, candidato: CandidatoRecord) => setReadHeaders(reply, etagOf(candidato), candidatoLastModified(candidato, version))
 
     fastify.get('', {
@@ -121,8 +123,9 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       const candidato = await candidatos.findById(request.params.id)
       if (candidato === undefined) throw notFound()
       readHeaders(reply, candidato)
-      if (isNotModified(request.headers, etagOf(candidato), candidatoLastModified(candidato, version))) return reply.code(304).send()
-      return represent(candidato, hrefOf(request))
+      const etag = etagOf(candidato)
+      if (isNotModified(request.headers, etag, candidatoLastModified(candidato, version))) return reply.code(304).send()
+      return sendRepresentation(reply, candidato.id, etag, () => represent(candidato, hrefOf(request)))
     })
 
     const update = async (id: string, changes: { nome?: string, email?: string }, ifMatch: string | undefined) => {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
+import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { Problem } from '../../../src/http/problem.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
@@ -31,6 +32,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
   for (const version of ['1.0', '2.0']) {
     const v1 = version === '1.0'
     const constraints = { apiVersion: version }
+    const sendRepresentation = createRepresentationCache()
     const filters = {
       status: Type.Optional(VagaStatusSchema),
       q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the title, any case' }))
@@ -110,7 +112,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       const etag = vagaEtag(vaga, version)
       setReadHeaders(reply, etag, vaga.atualizadoEm)
       if (isNotModified(request.headers, etag, vaga.atualizadoEm)) return reply.code(304).send()
-      return vagaRepresentation(vaga, hrefOf(request))
+      return sendRepresentation(reply, vaga.id, etag, () => vagaRepresentation(vaga, hrefOf(request)))
     })
 
     const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {

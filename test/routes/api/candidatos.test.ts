@@ -242,3 +242,33 @@ t.test('concurrent aprovar and reprovar over HTTP on PostgreSQL: one 200, the re
   t.equal(stored.status, winner.status)
   t.equal(stored.historico.length, 2)
 })
+
+t.test('a repeated read answers the same bytes, a change shows at once, and each version and media type keeps its own', async t => {
+  const { app, auth } = await ready(t)
+  const vaga = await newVaga(app, auth, 'Suporte')
+  const c = await newCandidato(app, auth, 'Caio')
+  const url = `/api/v1/candidatos/${c.id}`
+  const first = await app.inject({ url, headers: auth })
+  const again = await app.inject({ url, headers: auth })
+  t.equal(again.body, first.body)
+  t.equal(again.headers['content-type'], 'application/json; charset=utf-8')
+  t.equal(again.headers['content-length'], String(Buffer.byteLength(first.body)))
+  const head = await app.inject({ method: 'HEAD', url, headers: auth })
+  t.equal(head.body, '')
+  t.equal(head.headers['content-length'], again.headers['content-length'])
+
+  const vendor = await app.inject({ url, headers: { ...auth, accept: 'application/vnd.recrutamento-v1+json' } })
+  t.equal(vendor.headers['content-type'], 'application/vnd.recrutamento-v1+json; charset=utf-8', 'the vendor media type asked for')
+  t.equal(vendor.body, first.body)
+  const v2 = await app.inject({ url: `/api/v2/candidatos/${c.id}`, headers: auth })
+  t.equal(v2.json().vaga, null)
+  t.equal(v2.json().links[0].href, `/api/v2/candidatos/${c.id}`, 'the 2.0 representation, not the 1.0 one kept for the same candidato')
+
+  t.equal((await app.inject({ method: 'PATCH', url, headers: auth, payload: { nome: 'Caio Lima' } })).statusCode, 200)
+  const renamed = await app.inject({ url, headers: auth })
+  t.equal(renamed.json().nome, 'Caio Lima')
+  t.not(renamed.headers.etag, first.headers.etag)
+  t.equal((await app.inject({ method: 'POST', url: `${url}/candidatar`, headers: auth, payload: { vagaId: vaga.id } })).statusCode, 200)
+  t.equal((await app.inject({ method: 'PATCH', url: `/api/v1/vagas/${vaga.id}`, headers: auth, payload: { titulo: 'Suporte N2' } })).statusCode, 200)
+  t.equal((await app.inject({ url: `/api/v2/candidatos/${c.id}`, headers: auth })).json().vaga.titulo, 'Suporte N2', 'a change of the embedded vaga shows too')
+})
