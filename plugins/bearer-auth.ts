@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyAuth from '@fastify/auth'
 import formbody from '@fastify/formbody'
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, onSendHookHandler, preValidationHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, preValidationHookHandler } from 'fastify'
 import { insufficientScopeProblem, invalidRequestProblem, invalidTokenProblem, missingTokenProblem, type ChallengeSettings } from '../src/auth/challenge.js'
 import { buildTokenVerifier } from '../src/auth/build-verifier.js'
 import { createMemoryDenyList, createRedisDenyList, type DenyList } from '../src/auth/deny-list.js'
@@ -51,12 +51,13 @@ function problemFor (error: unknown, settings: ChallengeSettings): unknown {
 }
 
 // RFC 6750 section 2.3: a response to a request whose token travelled in the URL must not be cached.
-const noStoreForQueryTokens: onSendHookHandler = async (request, reply, payload) => {
+// A callback hook: it runs on every guarded request, and an async one would cost a promise each time.
+function noStoreForQueryTokens (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   if (request.tokenSource === 'query' && reply.statusCode < 300) {
     reply.header('cache-control', 'private, no-store')
     reply.header('pragma', 'no-cache')
   }
-  return payload
+  done(null, payload)
 }
 
 async function bearerAuth (fastify: FastifyInstance): Promise<void> {
@@ -136,7 +137,7 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     if (scopes === undefined && !optional) return
     for (const scope of scopes ?? []) declaredScopes.add(scope)
     route.preValidation = [guard(scopes ?? [], optional), ...asArray(route.preValidation)]
-    route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
+    if (config.AUTH_QUERY_TOKEN) route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
     // The same declaration is the operation's security requirement in the OpenAPI documents.
     if (route.schema?.security === undefined) {
       route.schema = { ...route.schema, security: securityRequirement(scopes ?? [], optional) }
