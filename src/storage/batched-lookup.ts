@@ -10,7 +10,7 @@ import DataLoader from 'dataloader'
  */
 export function batchedLookup<T extends { id: string }> (
   fetchMany: (ids: readonly string[]) => Promise<T[]>,
-  maxBatchSize = 100
+  maxBatchSize = 500
 ): (id: string) => Promise<T | undefined> {
   const loader = new DataLoader<string, T | undefined>(async ids => {
     const found = new Map((await fetchMany([...new Set(ids)])).map(row => [row.id, row]))
