@@ -39,7 +39,6 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version)
     const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, version))
     const sendRepresentation = createRepresentationCache()
-    const readHeaders = (reply: FastifyReply, candidato: CandidatoRecord) => setReadHeaders(reply, etagOf(candidato), candidatoLastModified(candidato, version))
 
     fastify.get('', {
       constraints,
@@ -122,9 +121,10 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const candidato = await candidatos.findById(request.params.id)
       if (candidato === undefined) throw notFound()
-      readHeaders(reply, candidato)
       const etag = etagOf(candidato)
-      if (isNotModified(request.headers, etag, candidatoLastModified(candidato, version))) return reply.code(304).send()
+      const lastModified = candidatoLastModified(candidato, version)
+      setReadHeaders(reply, etag, lastModified)
+      if (isNotModified(request.headers, etag, lastModified)) return reply.code(304).send()
       return sendRepresentation(reply, candidato.id, etag, () => represent(candidato, hrefOf(request)))
     })
 
