@@ -52,19 +52,22 @@ t.test('a valid heartbeat is recorded (204); bad messages answer 400 problems', 
 })
 
 t.test('the workers dependency lists each instance and reports a silent one Unhealthy', async t => {
+  // Silent after 3 missed beats of 500 ms: wide enough that a busy machine (the test suite runs files
+  // in parallel) does not make a beating worker look silent between two checks.
+  const intervalMs = 500
   const app = await build(t, { env: { ...FAST, HEARTBEAT_TOLERANCE: '3' } })
   t.match(await workers(app), { status: 'Healthy', details: { instances: 0 } }, 'no worker known yet')
-  t.equal((await post(app, beat({ intervalMs: 100 }))).statusCode, 204)
+  t.equal((await post(app, beat({ intervalMs }))).statusCode, 204)
   t.equal((await post(app, beat({ instanceId: 'mailer-2', intervalMs: 60_000 }))).statusCode, 204)
   t.match(await workers(app), { status: 'Healthy', critical: false, details: { instances: 2, 'mailer/mailer-1': 'Healthy', 'mailer/mailer-2': 'Healthy' } })
-  await new Promise(resolve => setTimeout(resolve, 450))
+  await new Promise(resolve => setTimeout(resolve, 4 * intervalMs))
   t.match(await workers(app), { status: 'Unhealthy', details: { 'mailer/mailer-1': 'Unhealthy', 'mailer/mailer-2': 'Healthy' } })
   const deps = await app.inject({ url: '/health/dependencies', headers: await bearer({ scope: 'health:read' }) })
   t.match(deps.json().dependencies.find((d: { name: string }) => d.name === 'workers'), { name: 'workers', status: 'Unhealthy' })
   const one = await app.inject({ url: '/health/workers', headers: await bearer({ scope: 'health:read' }) })
   t.equal(one.statusCode, 503)
   t.equal((await app.inject('/health/ready')).json().checks.workers, undefined, 'workers never decide readiness')
-  t.equal((await post(app, beat({ intervalMs: 100 }))).statusCode, 204)
+  t.equal((await post(app, beat({ intervalMs }))).statusCode, 204)
   t.equal((await workers(app)).status, 'Healthy', 'beating again makes it Healthy')
 })
 
