@@ -1,0 +1,26 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+
+export interface EventuallyOptions {
+  /** How long to keep trying before failing with the last error, in ms. Generous: a busy two-core machine is slow. */
+  timeout?: number
+  /** Pause between attempts, in ms. */
+  interval?: number
+}
+
+/**
+ * Retries `check` until it returns without throwing (its value is returned) or `timeout` runs out
+ * (its last error is thrown). Tests wait for an event with this, never with a fixed sleep.
+ */
+export async function eventually<T> (check: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
+  const timeout = options.timeout ?? 10_000
+  const interval = options.interval ?? 25
+  const deadline = Date.now() + timeout
+  for (;;) {
+    try {
+      return await check()
+    } catch (error) {
+      if (Date.now() >= deadline) throw error
+    }
+    await sleep(interval)
+  }
+}
