@@ -61,6 +61,8 @@ export const ConfigSchema = Type.Object({
   SHED_RETRY_AFTER_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'seconds from 1 to 3600' }),
   SHUTDOWN_DRAIN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120000, default: 0, description: 'milliseconds from 0 to 120000' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300000, default: 10000, description: 'milliseconds from 100 to 300000' }),
+  // Logs during an outage: refused requests (503 problems) are counted and logged once per interval.
+  REFUSED_LOG_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
   GRPC_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer port from 0 to 65535' })),
   HEARTBEAT_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
   HEARTBEAT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'a bearer token with the heartbeat:write scope' })),
