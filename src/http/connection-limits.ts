@@ -112,10 +112,11 @@ class ConnectionGate {
  * connection) in the kernel for as long as a client that does not read keeps its window shut.
  */
 function reset (socket: Socket): void {
+  // Only a TCP socket can send a reset: a TLS socket wraps one, which Node keeps as `_parent`.
+  const tcp = (socket as Socket & { _parent?: Socket })._parent ?? socket
   try {
-    socket.resetAndDestroy()
+    tcp.resetAndDestroy()
   } catch {
-    // Not a TCP handle (a TLS socket wraps it): destroying is all that is left.
     socket.destroy()
   }
 }

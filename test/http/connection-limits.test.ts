@@ -1,9 +1,15 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connect as tlsConnect } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
+import { startServerProcess } from '../support/server-process.js'
 import { loadConfig } from '../../src/config.js'
 
 const DOCUMENT_REQUEST = 'GET /docs/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'
@@ -122,4 +128,21 @@ t.test('connection limit settings have documented defaults and refuse bad values
   t.throws(() => loadConfig({ MAX_PIPELINED_REQUESTS: '0' }), /MAX_PIPELINED_REQUESTS/)
   t.throws(() => loadConfig({ MAX_UNSENT_BYTES_PER_CONNECTION: '100' }), /MAX_UNSENT_BYTES_PER_CONNECTION/)
   t.throws(() => loadConfig({ UNSENT_DRAIN_TIMEOUT_MS: 'soon' }), /UNSENT_DRAIN_TIMEOUT_MS/)
+})
+
+t.test('over HTTPS too: a client over MAX_UNSENT_BYTES_PER_CONNECTION that does not drain is disconnected', async t => {
+  const dir = await mkdtemp(join(tmpdir(), 'connection-limits-tls-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const key = join(dir, 'key.pem')
+  const cert = join(dir, 'cert.pem')
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' })
+  const server = await startServerProcess(t, { TLS_CERT_FILE: cert, TLS_KEY_FILE: key, CONNECTION_TIMEOUT: '0', RATE_LIMIT_MAX: '0', MAX_UNSENT_BYTES_PER_CONNECTION: '65536', UNSENT_DRAIN_TIMEOUT_MS: '500' })
+  const socket = tlsConnect({ port: Number(new URL(server.url).port), host: '127.0.0.1', rejectUnauthorized: false })
+  socket.on('error', () => {})
+  t.teardown(() => { socket.destroy() })
+  await new Promise(resolve => socket.once('secureConnect', resolve))
+  socket.pause()
+  socket.write(DOCUMENT_REQUEST.repeat(300))
+  await eventually(() => { if (established(socket.localPort!)) throw new Error('still connected') }, { timeout: 20_000 })
+  t.pass('the server reset the connection')
 })
