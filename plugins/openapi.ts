@@ -5,6 +5,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { documentInfo, tagObjects } from '../src/openapi/document-info.js'
 import { documentedPath, documentGroups, type DocumentGroup } from '../src/openapi/groups.js'
 import { BEARER_SCHEME, dropUnusedBearerScheme, operationSchema, shareProblemSchema } from '../src/openapi/operation.js'
+import { serveDocument } from '../src/openapi/served-document.js'
 
 type OpenApiDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { tags?: string[] }>> }
 
@@ -74,7 +75,12 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
       const document = () => fastify.openapiDocument(group.name)
       // @fastify/swagger-ui always reads the nearest `swagger()`: this scope's is this group's document.
       scope.decorate('swagger', document as never)
-      scope.get(group.documentPath, HIDDEN, async () => document())
+      // The document, and the UI's own copy of it at `json`, are served from one serialized buffer.
+      const sendDocument = serveDocument(document)
+      scope.addHook('onRoute', route => {
+        if (route.url === `${group.docsPath}/json`) route.handler = sendDocument
+      })
+      scope.get(group.documentPath, { ...HIDDEN, config: { cacheable: true } }, sendDocument)
       await scope.register(swaggerUi, {
         routePrefix: group.docsPath,
         // Passed to Swagger UI as is; its type here omits `urls.primaryName`.
@@ -88,4 +94,4 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
   }
 }
 
-export default fp(openapi, { name: 'openapi', fastify: '5.x', dependencies: ['config', 'api-versioning'] })
+export default fp(openapi, { name: 'openapi', fastify: '5.x', dependencies: ['config', 'api-versioning', 'rate-limit'] })

@@ -28,6 +28,10 @@ export const ConfigSchema = Type.Object({
   KEEP_ALIVE_TIMEOUT: Type.Integer({ minimum: 1, maximum: 3600000, default: 72000, description: 'milliseconds an idle keep-alive connection stays open, from 1 to 3600000' }),
   CONNECTION_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 120000, description: 'milliseconds of socket inactivity before the connection is closed, from 0 (no limit) to 3600000' }),
   HANDLER_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 10000, description: 'milliseconds a request may take from routing to answer before it gets a 503, from 0 (no limit) to 3600000' }),
+  // What one connection may make the server hold (pipelined requests, unsent answers): README "Limits".
+  MAX_PIPELINED_REQUESTS: Type.Integer({ minimum: 1, maximum: 1000, default: 16, description: 'requests of one connection handled at once, from 1 to 1000' }),
+  MAX_UNSENT_BYTES_PER_CONNECTION: Type.Integer({ minimum: 16384, maximum: 1073741824, default: 1048576, description: 'response bytes one connection may have waiting to be sent, from 16384 to 1073741824' }),
+  UNSENT_DRAIN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'milliseconds a connection over MAX_UNSENT_BYTES_PER_CONNECTION has to fall back under it before it is reset, from 100 to 600000' }),
   // Rate limiting per token subject, else per client address; shared through Redis when REDIS_URL is set.
   RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1000000, default: 600, description: 'requests allowed per caller and window, from 0 (rate limiting off) to 1000000' }),
   RATE_LIMIT_WINDOW: Type.Integer({ minimum: 1000, maximum: 86400000, default: 60000, description: 'length of the rate-limit window in milliseconds, from 1000 to 86400000' }),

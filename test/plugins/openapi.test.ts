@@ -133,6 +133,42 @@ t.test('the interactive docs are served per group, publicly', async t => {
   }
 })
 
+t.test('each document is served from one serialized copy with a strong ETag; If-None-Match answers 304', async t => {
+  const app = await build(t)
+  for (const group of GROUPS) {
+    const first = await app.inject({ url: `/docs/${group}/openapi.json` })
+    const etag = first.headers.etag as string
+    t.match(etag, /^"[A-Za-z0-9_-]{20,}"$/, `${group}: a strong ETag`)
+    t.equal(first.headers['cache-control'], 'no-cache', `${group}: stored copies are revalidated`)
+    t.match(first.headers['content-type'], /^application\/json/)
+    const again = await app.inject({ url: `/docs/${group}/openapi.json` })
+    t.equal(again.headers.etag, etag, `${group}: the same ETag on every request`)
+    t.equal(again.body, first.body, `${group}: the same bytes`)
+    const uiCopy = await app.inject({ url: `/docs/${group}/json` })
+    t.equal(uiCopy.headers.etag, etag, `${group}: the UI's own copy is the same document`)
+    t.equal(uiCopy.body, first.body)
+    const current = await app.inject({ url: `/docs/${group}/openapi.json`, headers: { 'if-none-match': etag } })
+    t.equal(current.statusCode, 304, `${group}: a current copy gets 304`)
+    t.equal(current.body, '', `${group}: without the document`)
+    t.equal(current.headers.etag, etag)
+    const stale = await app.inject({ url: `/docs/${group}/openapi.json`, headers: { 'if-none-match': '"an-older-release"' } })
+    t.equal(stale.statusCode, 200, `${group}: a stale copy gets the document`)
+  }
+})
+
+t.test('the docs are rate limited per client like the API', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_MAX: '2' } })
+  for (const url of ['/docs/v2/openapi.json', '/docs/v2']) {
+    const res = await app.inject({ url })
+    t.equal(res.statusCode, 200, url)
+    t.equal(res.headers['ratelimit-limit'], '2', `${url} counts against the budget`)
+  }
+  const refused = await app.inject({ url: '/docs/v1/openapi.json' })
+  t.equal(refused.statusCode, 429)
+  t.match(refused.headers['content-type'], /^application\/problem\+json/)
+  t.match(refused.json(), { status: 429, code: 'RateLimited' })
+})
+
 t.test('/docs leads to the current version', async t => {
   const app = await build(t)
   const res = await app.inject({ url: '/docs' })
