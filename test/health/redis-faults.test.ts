@@ -16,7 +16,9 @@ function routes (app: FastifyInstance): void {
 // (counted in Redis) with a budget this load never exhausts.
 const ENV = { RATE_LIMIT_MAX: '1000000', HEALTH_CACHE_TTL_MS: '0', HEALTH_REFRESH_INTERVAL_MS: '200' }
 
-// The issue's bound for a client: what a Redis outage may add to a request, at the 99th percentile.
+// The bound for a client: what a Redis outage may add to a request at the 99th percentile (and what a
+// single call may take). Measured against the same load before the fault, since the test machine's
+// own load moves every latency: on a quiet machine the p99 before the fault is a few milliseconds.
 const P99_LIMIT_MS = 250
 
 function demand (condition: boolean, message: string): void {
@@ -66,10 +68,15 @@ async function outageUnderLoad (t: Test, fault: (redis: OwnRedis) => Promise<voi
     { url: `${base}/secrets`, headers: await bearer({ scope: 'vagas:read', jti: revokedJti }), status: 401 }
   ])
   t.teardown(() => load.stop())
-  await eventually(() => demand(load.count() >= 100, 'the load has not started'), { timeout: 30_000 })
+  // The first requests open connections and warm the code up: the comparison starts after them.
+  await eventually(() => demand(load.count() >= 50, 'the load has not started'), { timeout: 30_000 })
+  const warm = load.count()
+  await eventually(() => demand(load.count() >= warm + 150, 'too few requests answered before the fault'), { timeout: 30_000 })
 
   const beforeFault = load.count()
   await fault(redis)
+  await eventually(() => demand(load.count() >= beforeFault + 200, 'too few requests answered during the outage'), { timeout: 30_000 })
+  t.same(load.failures().slice(0, 3), [], `the API answers as before during the outage (${load.failures().length} unexpected answers)`)
   const degraded = await eventually(async () => {
     const ready = await app.inject('/health/ready')
     const cache = await cacheCheck(app)
@@ -87,9 +94,7 @@ async function outageUnderLoad (t: Test, fault: (redis: OwnRedis) => Promise<voi
   t.equal(await statusWith(other, lateJti), 200, 'the other instance cannot know it yet')
   t.equal((await cacheCheck(app)).details.unsentRevocations, 1, 'it waits to be sent to Redis')
 
-  const duringOutage = load.count()
-  await eventually(() => demand(load.count() >= duringOutage + 200, 'too few requests during the outage'), { timeout: 30_000 })
-
+  const outageEnd = load.count()
   await recover(redis)
   await eventually(async () => demand(await statusWith(other, lateJti) === 401, 'not refused yet'), { timeout: 20_000 })
   t.pass('the revocation made during the outage reached the other instance once Redis was back')
@@ -97,10 +102,10 @@ async function outageUnderLoad (t: Test, fault: (redis: OwnRedis) => Promise<voi
   t.equal((await cacheCheck(app)).details.unsentRevocations, 0, 'nothing is left to send')
 
   const report = await load.stop()
-  t.same(report.failures, [], `every one of ${report.count} answers was as expected: 200, and 401 for the revoked token`)
-  const p99 = percentile(report.latencies, 99)
-  const healthyP99 = percentile(report.latencies.slice(0, beforeFault), 99)
-  t.ok(p99 < P99_LIMIT_MS, `p99 ${p99.toFixed(1)} ms (${healthyP99.toFixed(1)} ms before the fault), max ${Math.max(...report.latencies).toFixed(1)} ms over ${report.count} requests`)
+  t.same(report.failures.slice(0, 3), [], `${report.failures.length} of ${report.count} answers were not as expected (200, and 401 for the revoked token)`)
+  const before = percentile(report.latencies.slice(warm, beforeFault), 99)
+  const during = percentile(report.latencies.slice(beforeFault, outageEnd), 99)
+  t.ok(during - before < P99_LIMIT_MS, `p99 ${during.toFixed(1)} ms during the outage, ${before.toFixed(1)} ms before it, ${percentile(report.latencies, 99).toFixed(1)} ms over all ${report.count} requests`)
 }
 
 t.test('Redis stopped under load: every request answers 200 fast, a revoked token stays refused', async t => {

@@ -18,6 +18,8 @@ export interface LoadReport {
 export interface SteadyLoad {
   /** Requests answered so far. */
   count: () => number
+  /** The unexpected answers so far. */
+  failures: () => readonly string[]
   /** Stops sending, waits for the requests in flight, and reports. */
   stop: () => Promise<LoadReport>
 }
@@ -59,6 +61,7 @@ export function steadyLoad (requests: readonly LoadRequest[], options: { workers
   const running = Promise.all(Array.from({ length: workers }, (_, i) => worker(i)))
   return {
     count: () => latencies.length,
+    failures: () => failures,
     async stop () {
       state.stopped = true
       await running
