@@ -104,3 +104,22 @@ t.test('Redis down at start: tokens with a jti are refused (503) and readiness s
   await untilReady(app)
   t.equal((await app.inject({ method: 'GET', url: '/secrets', headers: withJti })).statusCode, 200, 'served once the list is loaded')
 })
+
+t.test('a revocation that reached Redis without its pub/sub message is picked up by the periodic reload', async t => {
+  const redis = await startOwnRedis(t)
+  const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'resync:', REVOCATION_RESYNC_INTERVAL_MS: '1000', REDIS_COMMAND_TIMEOUT_MS: '5000', HEALTH_CACHE_TTL_MS: '0' }
+  const app = await build(t, { env, extraRoutes: routes })
+  await untilReady(app)
+  const jti = randomUUID()
+  const user = await bearer({ scope: 'vagas:read', jti })
+  t.equal((await app.inject({ method: 'GET', url: '/secrets', headers: user })).statusCode, 200)
+
+  const raw = new Redis(redis.url)
+  t.teardown(() => raw.disconnect())
+  await raw.zadd('resync:revoked-jtis', Math.floor(Date.now() / 1000) + 3600, jti)
+  await eventually(async () => {
+    const res = await app.inject({ method: 'GET', url: '/secrets', headers: user })
+    if (res.statusCode !== 401) throw new Error(`answered ${res.statusCode}`)
+  }, { timeout: 15_000 })
+  t.pass('refused after the next reload')
+})
