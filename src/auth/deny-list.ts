@@ -23,7 +23,6 @@ export class RevokedIds {
   }
 
   add (jti: string, expiresAt: number): void {
-    this.forgetExpired()
     this.#until.set(jti, Math.max(expiresAt, this.#until.get(jti) ?? 0))
   }
 
@@ -42,6 +41,7 @@ export function createMemoryDenyList (): DenyList {
       return revoked.has(jti)
     },
     async revoke (jti, expiresAt) {
+      revoked.forgetExpired()
       revoked.add(jti, expiresAt)
     }
   }

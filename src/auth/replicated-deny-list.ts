@@ -88,6 +88,7 @@ export class ReplicatedDenyList implements DenyList {
   }
 
   async revoke (jti: string, expiresAt: number): Promise<void> {
+    this.#ids.forgetExpired()
     this.#ids.add(jti, expiresAt)
     this.#unsent.set(jti, expiresAt)
     try {
@@ -139,8 +140,8 @@ export class ReplicatedDenyList implements DenyList {
     await this.#send()
     const now = Math.floor(Date.now() / 1000)
     const flat = await this.#redis.zrangebyscore(KEY, `(${now}`, '+inf', 'WITHSCORES')
-    for (let i = 0; i + 1 < flat.length; i += 2) this.#ids.add(flat[i], Number(flat[i + 1]))
     this.#ids.forgetExpired()
+    for (let i = 0; i + 1 < flat.length; i += 2) this.#ids.add(flat[i], Number(flat[i + 1]))
     this.#loaded = true
     this.#currentAt = Date.now()
     // Live only if no published change can have slipped between the subscription and this read.
@@ -148,13 +149,19 @@ export class ReplicatedDenyList implements DenyList {
   }
 
   async #send (): Promise<void> {
+    const now = Math.floor(Date.now() / 1000)
+    // A token that expired while Redis was away needs no entry any more.
+    for (const [jti, expiresAt] of this.#unsent) if (expiresAt <= now) this.#unsent.delete(jti)
     if (this.#unsent.size === 0) return
     const batch = [...this.#unsent]
-    const transaction = this.#redis.multi().zremrangebyscore(KEY, '-inf', Math.floor(Date.now() / 1000))
+    const transaction = this.#redis.multi().zremrangebyscore(KEY, '-inf', now)
     for (const [jti, expiresAt] of batch) {
       transaction.zadd(KEY, 'GT', expiresAt, jti).publish(this.#channel, JSON.stringify({ jti, expiresAt }))
     }
-    await transaction.exec()
+    const results = await transaction.exec()
+    // A transaction answers each command's error inside its result instead of rejecting.
+    const failure = results?.find(([error]) => error !== null)
+    if (failure !== undefined) throw failure[0]
     for (const [jti, expiresAt] of batch) if (this.#unsent.get(jti) === expiresAt) this.#unsent.delete(jti)
   }
 
