@@ -21,6 +21,10 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 2000, description: 'milliseconds a query may wait for a pooled connection before the request answers 503, from 100 to 600000' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
   REDIS_KEY_PREFIX: Type.String({ default: 'recrutamento:', pattern: '^[A-Za-z0-9:_.-]{0,64}$', description: 'a key prefix of up to 64 characters from A-Za-z0-9:_.-' }),
+  // Every Redis command gives up after this long; while Redis is down or hung, commands fail at once.
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 100, description: 'milliseconds a Redis command may take before it fails, from 10 to 60000' }),
+  // The local replica of the revocation list is reloaded from Redis this often, besides pub/sub updates.
+  REVOCATION_RESYNC_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 3600000, default: 30000, description: 'milliseconds between full reloads of the revocation list from Redis, from 1000 to 3600000' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' }),
   // Limits on one request and one connection; every value is in bytes or milliseconds.
   HEADER_LIMIT: Type.Integer({ minimum: 1024, maximum: 1048576, default: 16384, description: 'the largest request head (request line and headers) in bytes, from 1024 to 1048576' }),
