@@ -55,13 +55,19 @@ t.test('security comes from config.scopes; public routes say so', async t => {
   const app = await build(t, { extraRoutes: sampleRoutes })
   const docs = await documents(app)
   const create = docs.v2!.paths['/api/v2/gadgets']!.post!
-  t.same(create.security, [{ bearerAuth: ['vagas:write', 'vagas:read'] }])
+  t.same(create.security, [{ oauth2: ['vagas:write', 'vagas:read'] }, { bearerAuth: [] }])
   t.ok(create.responses['401'] && create.responses['403'], 'protected operations list 401 and 403')
-  t.same(docs.ops!.paths['/health/gadgets']!.get!.security, [{ bearerAuth: ['health:read'] }])
+  t.same(docs.ops!.paths['/health/gadgets']!.get!.security, [{ oauth2: ['health:read'] }, { bearerAuth: [] }])
+  t.same(docs.ops!.paths['/health']!.get!.security, [{}, { oauth2: [] }, { bearerAuth: [] }], 'optional authentication')
   t.same(docs.ops!.paths['/ping']!.get!.security, [])
   t.notOk(docs.ops!.paths['/ping']!.get!.responses['401'])
   t.same(docs.v2!.paths['/api/v2/user']!.get!.security, [])
-  for (const group of ['v2', 'ops']) t.match(docs[group]!.components.securitySchemes, { bearerAuth: { type: 'http', scheme: 'bearer' } })
+  for (const group of ['v2', 'ops']) {
+    t.match(docs[group]!.components.securitySchemes, {
+      oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: String, scopes: { 'vagas:read': String } } } },
+      bearerAuth: { type: 'http', scheme: 'bearer' }
+    })
+  }
 })
 
 t.test('errors are problem+json answers sharing one schema', async t => {
@@ -69,7 +75,7 @@ t.test('errors are problem+json answers sharing one schema', async t => {
   const docs = await documents(app)
   const read = docs.v2!.paths['/api/v2/gadgets/{id}']!.get!
   for (const status of ['400', '401', '403', '404', '500']) {
-    t.same(read.responses[status]?.content, { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }, status)
+    t.match(read.responses[status]?.content, { 'application/problem+json': { schema: { allOf: [{ $ref: '#/components/schemas/Problem' }], properties: { code: { enum: Array } } }, example: { status: Number(status) } } }, status)
   }
   t.match(docs.v2!.components.schemas!.Problem, { type: 'object', required: ['type', 'title', 'status', 'instance', 'requestId'] })
 })

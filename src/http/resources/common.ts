@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ProblemSchema } from '../../openapi/operation.js'
 import { Problem } from '../problem.js'
 import { httpDate } from '../http-date.js'
 import type { FieldIssue } from '../../domain/vaga.js'
@@ -41,9 +40,7 @@ export const LinkSchema = Type.Object({
 export type Link = Static<typeof LinkSchema>
 export const Links = Type.Array(LinkSchema)
 
-export function problemResponse (description: string) {
-  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } }
-}
+export { problemResponse } from '../../openapi/problems.js'
 
 export const ConditionalHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'ETags the client holds: 304 when one is current' })),
