@@ -1,9 +1,9 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { createV1Client, createV2Client, type ClientOptions } from '../../clients/typescript/src/index.js'
+import { createOpsClient, createV1Client, createV2Client, type ClientOptions } from '../../clients/typescript/src/index.js'
 import { build, mintToken } from '../helper.js'
 import { createChecker, type Document, type Exchange } from './response-check.js'
-import { EXPECTED_V1, EXPECTED_V2, flowV1, flowV2 } from './flows.js'
+import { EXPECTED_OPS, EXPECTED_V1, EXPECTED_V2, flowOps, flowV1, flowV2 } from './flows.js'
 
 const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
@@ -29,20 +29,21 @@ async function started (t: Parameters<typeof build>[0]): Promise<{ app: FastifyI
   return { app, baseUrl }
 }
 
-async function clientOptions (baseUrl: string, exchanges: Exchange[]) {
+async function clientOptions (baseUrl: string, exchanges: Exchange[], scopes = { full: ALL, readOnly: 'vagas:read' }) {
   const fetch = recordingFetch(exchanges)
   return {
-    full: { baseUrl, fetch, token: await mintToken({ scope: ALL }) },
-    readOnly: { baseUrl, fetch, token: await mintToken({ scope: 'vagas:read' }) },
+    full: { baseUrl, fetch, token: await mintToken({ scope: scopes.full }) },
+    readOnly: { baseUrl, fetch, token: await mintToken({ scope: scopes.readOnly }) },
     anonymous: { baseUrl, fetch }
   }
 }
 
-t.test('the typed client runs a full flow in both versions, and every answer matches its document', async t => {
+t.test('the typed client runs a full flow in both versions and on the operations, and every answer matches its document', async t => {
   const { app, baseUrl } = await started(t)
   const documents = {
     v1: (await app.inject({ url: '/docs/v1/openapi.json' })).json() as Document,
-    v2: (await app.inject({ url: '/docs/v2/openapi.json' })).json() as Document
+    v2: (await app.inject({ url: '/docs/v2/openapi.json' })).json() as Document,
+    ops: (await app.inject({ url: '/docs/ops/openapi.json' })).json() as Document
   }
   const unique = Date.now().toString(36)
 
@@ -56,9 +57,14 @@ t.test('the typed client runs a full flow in both versions, and every answer mat
   const v1Statuses = await flowV1({ full: createV1Client(v1Options.full), readOnly: createV1Client(v1Options.readOnly), anonymous: createV1Client(v1Options.anonymous) }, unique)
   t.same(v1Statuses, EXPECTED_V1, 'v1: every step answered what the flow provokes')
 
-  for (const [group, exchanges] of [['v2', v2], ['v1', v1]] as const) {
+  const ops: Exchange[] = []
+  const opsOptions = await clientOptions(baseUrl, ops, { full: 'health:read metrics:read heartbeat:write', readOnly: 'vagas:read' })
+  const opsStatuses = await flowOps({ full: createOpsClient(opsOptions.full), readOnly: createOpsClient(opsOptions.readOnly), anonymous: createOpsClient(opsOptions.anonymous) }, unique)
+  t.same(opsStatuses, EXPECTED_OPS, 'ops: every step answered what the flow provokes')
+
+  for (const [group, exchanges, expected] of [['v2', v2, EXPECTED_V2], ['v1', v1, EXPECTED_V1], ['ops', ops, EXPECTED_OPS]] as const) {
     const check = createChecker(documents[group])
-    t.equal(exchanges.length, group === 'v2' ? EXPECTED_V2.length : EXPECTED_V1.length, `${group}: every answer was recorded`)
+    t.equal(exchanges.length, expected.length, `${group}: every answer was recorded`)
     for (const exchange of exchanges) t.same(check(exchange), [], `${group} ${exchange.method} ${exchange.path} ${exchange.status} matches the document`)
   }
 })

@@ -1,12 +1,12 @@
 // A full client flow per API version, written against the generated types: it compiles only while
 // the documents describe what these calls send and read (`npm run lint` type-checks it, strict).
 import type { Client } from 'openapi-fetch'
-import type { V1Paths, V2Paths } from '../../clients/typescript/src/index.js'
+import type { OpsPaths, V1Paths, V2Paths } from '../../clients/typescript/src/index.js'
 
 export interface Clients<Paths extends object> {
   /** Every scope of the API. */
   full: Client<Paths>
-  /** vagas:read only. */
+  /** vagas:read only (health:read, metrics:read and heartbeat:write for the operations document). */
   readOnly: Client<Paths>
   anonymous: Client<Paths>
 }
@@ -88,6 +88,30 @@ export async function flowV1 ({ full, readOnly, anonymous }: Clients<V1Paths>, u
   return seen
 }
 
+export async function flowOps ({ full, readOnly, anonymous }: Clients<OpsPaths>, unique: string): Promise<Statuses> {
+  const seen: Statuses = []
+  const saw = <R extends { response: Response }>(result: R): R => { seen.push(result.response.status); return result }
+  const heartbeat = { service: 'worker', instanceId: `worker-${unique}`, status: 'alive' as const, timestamp: new Date().toISOString() }
+
+  saw(await anonymous.GET('/ping', { parseAs: 'text' }))
+  saw(await anonymous.GET('/health/live'))
+  saw(await anonymous.GET('/health'))
+  saw(await full.GET('/health'))
+  saw(await full.GET('/health/dependencies'))
+  saw(await full.GET('/health/{name}', { params: { path: { name: 'database' } } }))
+  saw(await full.GET('/metrics', { parseAs: 'text' }))
+  saw(await full.POST('/heartbeats', { body: heartbeat }))
+  saw(await anonymous.GET('/.well-known/oauth-protected-resource'))
+
+  saw(await full.POST('/heartbeats', { body: { ...heartbeat, timestamp: 'yesterday' } }))
+  saw(await anonymous.GET('/metrics', { parseAs: 'text' }))
+  saw(await readOnly.GET('/metrics', { parseAs: 'text' }))
+  saw(await full.GET('/health/{name}', { params: { path: { name: 'nothing' } } }))
+  saw(await full.POST('/heartbeats', { body: heartbeat, ...AS_TEXT }))
+  return seen
+}
+
 /** What each flow provokes, in order. */
 export const EXPECTED_V2 = [201, 201, 200, 200, 200, 201, 200, 200, 204, 200, 204, 200, 204, 200, 304, 200, 200, 400, 401, 403, 404, 409, 412, 415]
+export const EXPECTED_OPS = [200, 200, 200, 200, 200, 200, 200, 204, 200, 400, 401, 403, 404, 415]
 export const EXPECTED_V1 = [201, 201, 200, 200, 201, 200, 200, 204, 200, 204, 200, 204, 200, 304, 200, 200, 400, 401, 403, 404, 409, 412, 415]

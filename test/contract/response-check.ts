@@ -45,11 +45,13 @@ export function createChecker (document: Document) {
     }
     if (value === null || typeof value !== 'object') return []
     const declared = new Map<string, Schema[]>()
+    // A map declares its keys by the schema of its values; `additionalProperties: true` declares nothing.
+    const mapValues = branches.map(branch => branch.additionalProperties).filter((inner): inner is Schema => typeof inner === 'object')
     for (const branch of branches) {
       for (const [name, inner] of Object.entries((branch.properties as Record<string, Schema> | undefined) ?? {})) declared.set(name, [...(declared.get(name) ?? []), inner])
     }
     return Object.entries(value).flatMap(([name, inner]) => {
-      const schemas = declared.get(name)
+      const schemas = declared.get(name) ?? (mapValues.length > 0 ? mapValues : undefined)
       if (schemas === undefined) return [`${at}/${name}`]
       // A field is fine when one of its declarations covers it (unions of object shapes).
       const misses = schemas.map(s => undeclared(inner, s, `${at}/${name}`))
@@ -59,7 +61,8 @@ export function createChecker (document: Document) {
 
   /** What is wrong with this answer, or an empty list. */
   return function check (exchange: Exchange): string[] {
-    const route = routes.find(r => r.pattern.test(exchange.path))
+    // A fixed path wins over a template that also matches it (`/health/live` over `/health/{name}`).
+    const route = routes.find(r => r.template === exchange.path) ?? routes.find(r => r.pattern.test(exchange.path))
     const operation = route?.operations[exchange.method.toLowerCase()]
     if (route === undefined || operation === undefined) return [`${exchange.method} ${exchange.path} is no operation of the document`]
     const name = `${exchange.method} ${route.template} ${exchange.status}`
@@ -74,7 +77,7 @@ export function createChecker (document: Document) {
       validate = ajv.compile(rewriteRefs(schema) as Schema)
       compiled.set(schema, validate)
     }
-    const body: unknown = JSON.parse(exchange.body)
+    const body: unknown = mediaType.startsWith('text/') ? exchange.body : JSON.parse(exchange.body)
     const problems = validate(body) ? [] : (validate.errors ?? []).map(error => `${name}: ${error.instancePath} ${error.message ?? ''}`)
     return [...problems, ...undeclared(body, schema, '').map(field => `${name}: ${field} is not declared`)]
   }
