@@ -26,11 +26,11 @@ export function StringEnum<const T extends readonly string[]> (values: T, option
 }
 
 /** A string or null, as one `type` list for the same reason. */
-export function NullableString (options: { pattern?: string, maxLength?: number, description?: string } = {}) {
+export function NullableString (options: { pattern?: string, maxLength?: number, description?: string, examples?: string[] } = {}) {
   return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
 }
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' })
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds', examples: ['2026-05-04T13:45:12.345Z'] })
 
 export const LinkSchema = Type.Object({
   rel: Type.String({ description: '`self`, `edit`, a related resource, or an action name' }),

@@ -772,6 +772,11 @@ export interface operations {
         /** @description The destination vaga, which must be `aberta` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vagaId": "0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description A lower-case UUID
@@ -810,7 +815,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -822,11 +829,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -855,6 +864,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -1286,7 +1296,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -1298,11 +1310,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -1331,6 +1345,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -2114,7 +2129,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -2126,11 +2143,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -2159,6 +2178,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -2915,6 +2935,11 @@ export interface operations {
         /** @description The destination vaga, which must be `aberta` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vagaId": "0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description A lower-case UUID
@@ -2953,7 +2978,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -2965,11 +2992,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -2998,6 +3027,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -3812,7 +3842,9 @@ export interface operations {
                              * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                              */
                             id: string;
+                            /** @example Ana Souza */
                             nome: string;
+                            /** @example ana.souza@example.com */
                             email: string;
                             /**
                              * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -3824,11 +3856,13 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             criadoEm: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
                             /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -3857,6 +3891,7 @@ export interface operations {
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC, milliseconds
+                                 * @example 2026-05-04T13:45:12.345Z
                                  */
                                 em: string;
                             }[];
@@ -4099,6 +4134,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nome": "Ana Souza",
+                 *       "email": "ana.souza@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The name, 1 to 200 characters
@@ -4144,7 +4185,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -4156,11 +4199,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -4189,6 +4234,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -4551,7 +4597,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -4563,11 +4611,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -4596,6 +4646,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -4884,6 +4935,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nome": "Ana Souza",
+                 *       "email": "ana.souza@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The name, 1 to 200 characters
@@ -4927,7 +4984,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -4939,11 +4998,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -4972,6 +5033,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -5747,7 +5809,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -5759,11 +5823,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -5792,6 +5858,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -6201,7 +6268,9 @@ export interface operations {
                              * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                              */
                             id: string;
+                            /** @example Ana Souza */
                             nome: string;
+                            /** @example ana.souza@example.com */
                             email: string;
                             /**
                              * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -6213,11 +6282,13 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             criadoEm: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
                             /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -6246,6 +6317,7 @@ export interface operations {
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC, milliseconds
+                                 * @example 2026-05-04T13:45:12.345Z
                                  */
                                 em: string;
                             }[];
@@ -6567,7 +6639,9 @@ export interface operations {
                              * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                              */
                             id: string;
+                            /** @example Desenvolvedora backend */
                             titulo: string;
+                            /** @example Node.js e PostgreSQL; remoto, tempo integral */
                             descricao: string | null;
                             /**
                              * @description `aberta` accepts candidatos; `fechada` does not
@@ -6577,11 +6651,13 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             criadoEm: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
                             links: {
@@ -6822,13 +6898,22 @@ export interface operations {
         /** @description A new vaga; it is `aberta` unless `status` says otherwise */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "titulo": "Desenvolvedora backend",
+                 *       "descricao": "Node.js e PostgreSQL; remoto, tempo integral"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The title, 1 to 200 characters
                      * @example Desenvolvedora backend
                      */
                     titulo: string;
-                    /** @description Free text, or null */
+                    /**
+                     * @description Free text, or null
+                     * @example Node.js e PostgreSQL; remoto, tempo integral
+                     */
                     descricao?: string | null;
                     /**
                      * @description `aberta` accepts candidatos; `fechada` does not
@@ -6869,7 +6954,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -6879,11 +6966,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {
@@ -7220,7 +7309,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -7230,11 +7321,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {
@@ -7527,7 +7620,10 @@ export interface operations {
                      * @example Desenvolvedora backend
                      */
                     titulo: string;
-                    /** @description Free text, or null */
+                    /**
+                     * @description Free text, or null
+                     * @example Node.js e PostgreSQL; remoto, tempo integral
+                     */
                     descricao?: string | null;
                     /**
                      * @description `aberta` accepts candidatos; `fechada` does not
@@ -7566,7 +7662,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -7576,11 +7674,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {
@@ -8311,13 +8411,21 @@ export interface operations {
         /** @description The fields to change */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "fechada"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The title, 1 to 200 characters
                      * @example Desenvolvedora backend
                      */
                     titulo?: string;
-                    /** @description Free text, or null */
+                    /**
+                     * @description Free text, or null
+                     * @example Node.js e PostgreSQL; remoto, tempo integral
+                     */
                     descricao?: string | null;
                     /**
                      * @description `aberta` accepts candidatos; `fechada` does not
@@ -8356,7 +8464,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -8366,11 +8476,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {

@@ -738,6 +738,11 @@ export interface operations {
         /** @description The destination vaga, which must be `aberta` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vagaId": "0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description A lower-case UUID
@@ -770,7 +775,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -782,11 +789,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -815,6 +824,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -1251,7 +1261,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -1263,11 +1275,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -1296,6 +1310,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -2078,7 +2093,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -2090,11 +2107,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -2123,6 +2142,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -2884,6 +2904,11 @@ export interface operations {
         /** @description The destination vaga, which must be `aberta` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vagaId": "0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description A lower-case UUID
@@ -2916,7 +2941,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -2928,11 +2955,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -2961,6 +2990,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -3774,7 +3804,9 @@ export interface operations {
                              * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                              */
                             id: string;
+                            /** @example Ana Souza */
                             nome: string;
+                            /** @example ana.souza@example.com */
                             email: string;
                             /**
                              * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -3786,11 +3818,13 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             criadoEm: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
                             /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -3819,6 +3853,7 @@ export interface operations {
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC, milliseconds
+                                 * @example 2026-05-04T13:45:12.345Z
                                  */
                                 em: string;
                             }[];
@@ -4070,6 +4105,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nome": "Ana Souza",
+                 *       "email": "ana.souza@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The name, 1 to 200 characters
@@ -4109,7 +4150,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -4121,11 +4164,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -4154,6 +4199,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -4521,7 +4567,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -4533,11 +4581,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -4566,6 +4616,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -4865,6 +4916,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nome": "Ana Souza",
+                 *       "email": "ana.souza@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The name, 1 to 200 characters
@@ -4902,7 +4959,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -4914,11 +4973,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -4947,6 +5008,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -5721,7 +5783,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Ana Souza */
                         nome: string;
+                        /** @example ana.souza@example.com */
                         email: string;
                         /**
                          * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -5733,11 +5797,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -5766,6 +5832,7 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             em: string;
                         }[];
@@ -6180,7 +6247,9 @@ export interface operations {
                              * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                              */
                             id: string;
+                            /** @example Ana Souza */
                             nome: string;
+                            /** @example ana.souza@example.com */
                             email: string;
                             /**
                              * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
@@ -6192,11 +6261,13 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             criadoEm: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
                             /** @description Every action on the candidato, oldest first (single-resource representations only) */
@@ -6225,6 +6296,7 @@ export interface operations {
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC, milliseconds
+                                 * @example 2026-05-04T13:45:12.345Z
                                  */
                                 em: string;
                             }[];
@@ -6549,7 +6621,9 @@ export interface operations {
                              * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                              */
                             id: string;
+                            /** @example Desenvolvedora backend */
                             titulo: string;
+                            /** @example Node.js e PostgreSQL; remoto, tempo integral */
                             descricao: string | null;
                             /**
                              * @description `aberta` accepts candidatos; `fechada` does not
@@ -6559,11 +6633,13 @@ export interface operations {
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             criadoEm: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
                             links: {
@@ -6802,13 +6878,22 @@ export interface operations {
         /** @description A new vaga; it is `aberta` unless `status` says otherwise */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "titulo": "Desenvolvedora backend",
+                 *       "descricao": "Node.js e PostgreSQL; remoto, tempo integral"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The title, 1 to 200 characters
                      * @example Desenvolvedora backend
                      */
                     titulo: string;
-                    /** @description Free text, or null */
+                    /**
+                     * @description Free text, or null
+                     * @example Node.js e PostgreSQL; remoto, tempo integral
+                     */
                     descricao?: string | null;
                     /**
                      * @description `aberta` accepts candidatos; `fechada` does not
@@ -6843,7 +6928,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -6853,11 +6940,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {
@@ -7188,7 +7277,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -7198,11 +7289,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {
@@ -7495,7 +7588,10 @@ export interface operations {
                      * @example Desenvolvedora backend
                      */
                     titulo: string;
-                    /** @description Free text, or null */
+                    /**
+                     * @description Free text, or null
+                     * @example Node.js e PostgreSQL; remoto, tempo integral
+                     */
                     descricao?: string | null;
                     /**
                      * @description `aberta` accepts candidatos; `fechada` does not
@@ -7528,7 +7624,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -7538,11 +7636,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {
@@ -8267,13 +8367,21 @@ export interface operations {
         /** @description The fields to change */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "fechada"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description The title, 1 to 200 characters
                      * @example Desenvolvedora backend
                      */
                     titulo?: string;
-                    /** @description Free text, or null */
+                    /**
+                     * @description Free text, or null
+                     * @example Node.js e PostgreSQL; remoto, tempo integral
+                     */
                     descricao?: string | null;
                     /**
                      * @description `aberta` accepts candidatos; `fechada` does not
@@ -8306,7 +8414,9 @@ export interface operations {
                          * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                          */
                         id: string;
+                        /** @example Desenvolvedora backend */
                         titulo: string;
+                        /** @example Node.js e PostgreSQL; remoto, tempo integral */
                         descricao: string | null;
                         /**
                          * @description `aberta` accepts candidatos; `fechada` does not
@@ -8316,11 +8426,13 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         criadoEm: string;
                         /**
                          * Format: date-time
                          * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
                         links: {
