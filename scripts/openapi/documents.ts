@@ -17,7 +17,8 @@ export async function servedDocuments (): Promise<Record<Group, Record<string, u
   // The default settings, so the documents (and the client made from them) do not depend on the
   // environment; a key setting, so building the app writes no development key.
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, AUTH_JWT_SECRET: 'documents-only-secret-0123456789abcdef' })
-  const fastify = Fastify(serverOptions(config))
+  // No start-up deadline: a busy CI machine may take longer than a server would be allowed.
+  const fastify = Fastify({ ...serverOptions(config), pluginTimeout: 0 })
   try {
     await fastify.register(fp(app), { config })
     await fastify.ready()
