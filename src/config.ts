@@ -53,6 +53,8 @@ export const ConfigSchema = Type.Object({
   AUTH_INTROSPECTION_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'the client secret for the introspection endpoint' })),
   AUTH_INTROSPECTION_CACHE: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: 'seconds an introspection answer is reused at most (never past exp), from 0 to 300' }),
   AUTH_RESOURCE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$', description: 'the origin this service is reached at, e.g. https://api.example.com (RFC 9728 resource)' })),
+  // Where clients get tokens, named by the oauth2 scheme of the OpenAPI documents.
+  AUTH_TOKEN_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'the authorization server\'s token endpoint, e.g. https://auth.example.com/oauth/token' })),
   AUTH_ALLOW_INSECURE_HTTP: Type.Boolean({ default: false, description: 'true or false: accept tokens over plain HTTP from any client (only behind a TLS-terminating network you trust)' }),
   AUTH_CLOCK_TOLERANCE: Type.Integer({ minimum: 0, maximum: 300, default: 5, description: 'seconds of clock skew allowed on exp and nbf, from 0 to 300' }),
   AUTH_QUERY_TOKEN: Type.Boolean({ default: true, description: 'true or false: accept the access_token query parameter' }),

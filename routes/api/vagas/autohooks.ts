@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 // `Starting`, and afterwards 503 at once while the database is unavailable (after authentication and
 // validation, so a bad request is refused as such whatever the state).
 export default async function databaseRequired (fastify: FastifyInstance): Promise<void> {
+  fastify.addHook('onRoute', route => { route.config = { ...route.config, database: true } })
   fastify.addHook('preHandler', fastify.untilServing)
   fastify.addHook('preHandler', async () => { fastify.storage.assertReady() })
 }
