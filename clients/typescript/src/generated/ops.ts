@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * Startup: has boot finished?
-         * @description `Starting` until the migrations are applied and warm-up is done, then `Healthy` for good.
+         * @description `Starting` during boot only (settings read, plugins loaded, listening), then `Healthy` for good. A dependency that is down keeps readiness 503, never startup.
          */
         get: operations["getHealthStartup"];
         put?: never;
