@@ -20,6 +20,12 @@ const queue = new SessionQueue(db, fail) as unknown as PGLiteSocketHandlerOption
 
 const server = createServer(socket => {
   new PGLiteSocketHandler({ queryQueue: queue, closeOnDetach: true }).attach(socket).catch(() => socket.destroy())
+  // The handler answers each message of a batch with a write of its own; corked until its turn of the
+  // event loop is over (it runs in the next setImmediate), they leave as one.
+  socket.on('data', () => {
+    socket.cork()
+    setImmediate(() => socket.uncork())
+  })
 })
 server.on('error', fail)
 rmSync(socketPath, { force: true }) // left behind by a process that was killed
