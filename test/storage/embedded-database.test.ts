@@ -67,22 +67,21 @@ t.test('the embedded database killed under load: 503 DatabaseUnavailable, readin
   // Four writers create vagas without pause until told to stop; every 201 is a committed row.
   const committed: string[] = []
   const statuses = new Map<string, number>()
-  let stop = false
-  let phase: 'before' | 'after' = 'before'
+  const load = { stopped: false, afterKill: false }
   const seenAfterKill = new Set<string>()
   const writers = Array.from({ length: 4 }, async (_, writer) => {
-    for (let n = 0; !stop; n++) {
+    for (let n = 0; !load.stopped; n++) {
       const answer = await call(`${server.url}/api/v1/vagas`, { method: 'POST', headers: write, body: JSON.stringify({ titulo: `Vaga ${writer}-${n}`, status: 'aberta' }) })
       if (answer.status === 201 && answer.id !== undefined) committed.push(answer.id)
       const key = `${answer.status} ${answer.code ?? ''}`.trim()
       statuses.set(key, (statuses.get(key) ?? 0) + 1)
-      if (phase === 'after') seenAfterKill.add(key)
+      if (load.afterKill) seenAfterKill.add(key)
     }
   })
   try {
     await eventually(() => { if (committed.length < 20) throw new Error(`${committed.length} rows so far`) }, { timeout: 30_000 })
     process.kill(killed, 'SIGKILL')
-    phase = 'after'
+    load.afterKill = true
     const down = await eventually(async () => {
       const response = await fetch(`${server.url}/health/ready`)
       const body = await response.json() as { status: string, checks: Record<string, string> }
@@ -96,7 +95,7 @@ t.test('the embedded database killed under load: 503 DatabaseUnavailable, readin
     const before = committed.length
     await eventually(() => { if (committed.length < before + 20) throw new Error('writes have not resumed') }, { timeout: 30_000 })
   } finally {
-    stop = true
+    load.stopped = true
     await Promise.all(writers)
   }
   t.ok(seenAfterKill.has('503 DatabaseUnavailable'), 'requests during the outage answer 503 DatabaseUnavailable')
