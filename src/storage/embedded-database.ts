@@ -27,8 +27,11 @@ const LONGEST_RESTART_MS = 5000
 const MAX_RESTARTS = 8
 const STOP_TIMEOUT_MS = 10_000
 
-// The entry beside this module, compiled or not, as this module runs.
-const ENTRY = fileURLToPath(new URL(`./embedded-server${extname(fileURLToPath(import.meta.url))}`, import.meta.url))
+// The entry beside this module, compiled or not, as this module runs; TypeScript sources run through tsx.
+const EXTENSION = extname(fileURLToPath(import.meta.url))
+const ENTRY = fileURLToPath(new URL(`./embedded-server${EXTENSION}`, import.meta.url))
+// Only what the entry needs to load: the parent's hooks (a debugger, a test runner's) would slow every start.
+const EXEC_ARGV = EXTENSION === '.ts' ? ['--import', 'tsx'] : []
 
 /**
  * Runs the embedded database (PGlite under DATA_DIR/pglite) in a child process serving the PostgreSQL
@@ -61,6 +64,7 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
 
   function spawn (): void {
     const started = fork(ENTRY, [resolve(host, 'pglite'), resolve(host, `.s.PGSQL.${SOCKET_PORT}`)], {
+      execArgv: EXEC_ARGV,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       detached: true // a Ctrl-C to the terminal stops the service, and the service stops its database after draining
     })
