@@ -166,7 +166,9 @@ async function load (pinning: Pinning, server: Server, request: BenchRequest, du
   const cpuBefore = cpuSeconds(server)
   const result = await autocannon(pinning, server, request, durationSeconds)
   const cpuAfter = cpuSeconds(server)
-  await background
+  // The background load counts too: a scenario whose background requests failed measured nothing.
+  const behind = await background
+  if (behind !== undefined) result.errors += unexpectedAnswers(behind, 200)
   if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0) {
     result.cpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / result.total
   }
