@@ -31,7 +31,7 @@ const STOP_TIMEOUT_MS = 10_000
 const EXTENSION = extname(fileURLToPath(import.meta.url))
 const ENTRY = fileURLToPath(new URL(`./embedded-server${EXTENSION}`, import.meta.url))
 // Only what the entry needs to load: the parent's hooks (a debugger, a test runner's) would slow every start.
-const EXEC_ARGV = EXTENSION === '.ts' ? ['--import', 'tsx'] : []
+const EXEC_ARGV = EXTENSION === '.ts' ? ['--import', 'tsx/esm'] : []
 
 /**
  * Runs the embedded database (PGlite under DATA_DIR/pglite) in a child process serving the PostgreSQL
