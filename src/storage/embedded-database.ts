@@ -26,6 +26,7 @@ const FIRST_RESTART_MS = 250
 const LONGEST_RESTART_MS = 5000
 const MAX_RESTARTS = 8
 const STOP_TIMEOUT_MS = 10_000
+const GAVE_UP = 'the embedded database stopped and could not be restarted'
 
 // The entry beside this module, compiled or not, as this module runs; TypeScript sources run through tsx.
 const EXTENSION = extname(fileURLToPath(import.meta.url))
@@ -55,7 +56,7 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
     state = outcome
     const waiters = waiting
     waiting = []
-    const error = new Error('the embedded database stopped and could not be restarted')
+    const error = new Error(GAVE_UP)
     for (const waiter of waiters) {
       if (outcome === 'serving') waiter.resolve()
       else waiter.reject(error)
@@ -97,7 +98,7 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
     port: SOCKET_PORT,
     async whenServing () {
       if (state === 'serving') return
-      if (state === 'failed') throw new Error('the embedded database stopped and could not be restarted')
+      if (state === 'failed') throw new Error(GAVE_UP)
       await new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }))
     },
     async stop () {
@@ -106,7 +107,7 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
       const last = child
       if (last !== undefined && last.exitCode === null && last.signalCode === null) {
         const exited = once(last, 'exit')
-        last.disconnect()
+        if (last.connected) last.disconnect()
         // Closing flushes the database; a process that hangs in it is killed, its last commit already on disk.
         const kill = setTimeout(() => last.kill('SIGKILL'), STOP_TIMEOUT_MS)
         await exited
