@@ -47,7 +47,7 @@ export interface Scenario {
   target?: number
   /** Compare with another scenario measured by another service process: `target` then bounds this ratio ÷ that one. */
   versus?: string
-  /** The largest acceptable p99 latency of the service, in ms. */
+  /** The largest acceptable p99 latency of the service, in ms, for a probe of one connection without pipelining. */
   maxLatencyP99Ms?: number
   /** Load shape other than the run's (100 connections, pipelining 10), e.g. a probe's. */
   connections?: number
