@@ -129,27 +129,47 @@ function cpuSeconds (server: Server): number | undefined {
 
 // ---- load ----------------------------------------------------------------------------------------
 
-interface BenchRequest { method: string, path: string, headers: Record<string, string>, body?: string, expectStatus: number }
+interface BenchRequest {
+  method: string
+  path: string
+  headers: Record<string, string>
+  body?: string
+  expectStatus: number
+  connections?: number
+  pipelining?: number
+  /** Sent to the service (not the baseline) alongside, for as long as the measured load runs. */
+  background?: Required<PreparedRequest>['background']
+}
 
-async function load (pinning: Pinning, server: Server, request: BenchRequest, durationSeconds: number): Promise<LoadResult> {
+async function autocannon (pinning: Pinning, server: Server, request: Omit<BenchRequest, 'expectStatus'>, durationSeconds: number): Promise<LoadResult> {
   const options: LoadOptions = {
     url: server.baseUrl + request.path,
     method: request.method,
     headers: request.headers,
     body: request.body,
-    connections: settings.connections,
-    pipelining: settings.pipelining,
+    connections: request.connections ?? settings.connections,
+    pipelining: request.pipelining ?? settings.pipelining,
     duration: durationSeconds
   }
   const [file, argv] = command(pinning.load, ['--import=tsx', join(root, 'bench/load.ts'), JSON.stringify(options)])
   const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  const cpuBefore = cpuSeconds(server)
   const [code] = await once(child, 'exit') as [number | null]
-  const cpuAfter = cpuSeconds(server)
   if (code !== 0) throw new Error(`autocannon against ${server.name} exited with code ${code}`)
-  const result = JSON.parse(stdout) as LoadResult
+  return JSON.parse(stdout) as LoadResult
+}
+
+async function load (pinning: Pinning, server: Server, request: BenchRequest, durationSeconds: number): Promise<LoadResult> {
+  const background = request.background !== undefined && server.name === 'service'
+    ? autocannon(pinning, server, { method: 'GET', pipelining: 1, ...request.background }, durationSeconds)
+    : undefined
+  const cpuBefore = cpuSeconds(server)
+  const result = await autocannon(pinning, server, request, durationSeconds)
+  const cpuAfter = cpuSeconds(server)
+  // The background load counts too: a scenario whose background requests failed measured nothing.
+  const behind = await background
+  if (behind !== undefined) result.errors += unexpectedAnswers(behind, 200)
   if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0) {
     result.cpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / result.total
   }
@@ -195,7 +215,10 @@ interface ScenarioReport {
   cpuRatio?: number
   /** In a group: the median over the rounds of this scenario's req/s ÷ the group's first scenario's. */
   relative?: { to: string, ratio: number, roundRatios: number[] }
+  /** This scenario's ratio ÷ the named scenario's ratio: two service processes compared through one baseline. */
+  versus?: { to: string, ratio: number }
   target?: number
+  maxLatencyP99Ms?: number
   unexpectedAnswers: number
 }
 
@@ -212,6 +235,9 @@ function printTable (reports: ScenarioReport[]): void {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map(row => row[column]!.length)))
   const line = (row: string[]) => row.map((cell, column) => column >= 2 && column <= 5 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)).join('  ').trimEnd()
   process.stdout.write(`\n${line(rows[0]!)}\n${widths.map(w => '-'.repeat(w)).join('  ')}\n${rows.slice(1).map(line).join('\n')}\n`)
+  const compared = reports.filter(report => report.versus !== undefined)
+  if (compared.length > 0) process.stdout.write('\nBetween service processes, each one\'s ratio to the baseline divided by the other\'s:\n')
+  for (const { name, versus } of compared) process.stdout.write(`  ${name} / ${versus!.to}: ${versus!.ratio.toFixed(2)}\n`)
   const related = reports.filter(report => report.relative !== undefined)
   if (related.length === 0) return
   process.stdout.write('\nWithin one service process, req/s against the group\'s first scenario (median of the rounds):\n')
@@ -276,6 +302,7 @@ function report (measurement: Measurement, reference?: Measurement): ScenarioRep
       : ofBaseline.cpuMicrosPerRequest / ofService.cpuMicrosPerRequest,
     relative: relativeRounds === undefined ? undefined : { to: reference!.scenario.name, ratio: median(relativeRounds), roundRatios: relativeRounds },
     target: scenario.target,
+    maxLatencyP99Ms: scenario.maxLatencyP99Ms,
     unexpectedAnswers: unexpected
   }
 }
@@ -296,6 +323,7 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
     DATA_DIR: join(dataDir, first.group ?? first.name),
     ...first.env
   }
+  for (const scenario of unit) await scenario.prepare?.(env)
   const service = await startServer('service', pinning, ['dist/src/server.js'], env)
   try {
     const measurements: Measurement[] = []
@@ -310,7 +338,10 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
         path: prepared.path ?? scenario.path,
         headers: { ...scenario.headers, ...prepared.headers },
         body: prepared.body ?? scenario.body,
-        expectStatus: scenario.expectStatus ?? 200
+        expectStatus: scenario.expectStatus ?? 200,
+        connections: scenario.connections,
+        pipelining: scenario.pipelining,
+        background: prepared.background
       }
       measurements.push({
         scenario,
@@ -360,6 +391,11 @@ async function main (): Promise<number> {
     rmSync(dataDir, { recursive: true, force: true })
   }
 
+  for (const report of reports) {
+    const versus = selected.find(scenario => scenario.name === report.name)?.versus
+    const other = reports.find(candidate => candidate.name === versus)
+    if (versus !== undefined && other !== undefined) report.versus = { to: versus, ratio: report.ratio / other.ratio }
+  }
   printTable(reports)
   const resultsDir = join(root, 'bench/results')
   mkdirSync(resultsDir, { recursive: true })
@@ -375,8 +411,17 @@ async function main (): Promise<number> {
   process.stdout.write('\nwritten to bench/results/latest.json\n')
 
   for (const report of reports) {
+    if (report.maxLatencyP99Ms !== undefined) {
+      // Latency counts only answered requests: a probe sent one at a time that stays within the bound
+      // also answers at least 1000 / bound times a second, or it waited on answers that never came.
+      const { latencyP99: p99, requestsPerSecond } = report.service
+      const met = p99 < report.maxLatencyP99Ms && requestsPerSecond >= 1000 / report.maxLatencyP99Ms
+      process.stdout.write(`${report.name}: p99 ${p99.toFixed(1)} ms at ${fmt(requestsPerSecond, 0)} req/s ${met ? 'meets' : 'MISSES'} the bound of ${report.maxLatencyP99Ms} ms\n`)
+    }
     if (report.target === undefined) continue
-    const [ratio, of] = report.relative === undefined ? [report.ratio, 'the baseline'] : [report.relative.ratio, report.relative.to]
+    const [ratio, of] = report.versus !== undefined
+      ? [report.versus.ratio, `${report.versus.to} (each a ratio to the baseline)`]
+      : report.relative === undefined ? [report.ratio, 'the baseline'] : [report.relative.ratio, report.relative.to]
     const verdict = ratio >= report.target ? 'meets' : 'MISSES'
     process.stdout.write(`${report.name}: ${ratio.toFixed(2)} of ${of} ${verdict} the target of ${report.target.toFixed(2)}\n`)
   }
