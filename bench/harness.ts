@@ -119,6 +119,23 @@ export function cpuSeconds (server: Server): number | undefined {
   }
 }
 
+/**
+ * Waits until the servers stop using CPU: a server keeps answering the requests a load run left
+ * queued after the run ends, and that tail must not fall into the next run (nor a restore of data).
+ */
+export async function untilQuiet (servers: Server[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  const used = () => servers.reduce((sum, server) => sum + (cpuSeconds(server) ?? 0), 0)
+  let before = used()
+  while (Date.now() < deadline) {
+    await sleep(250)
+    const now = used()
+    if (now - before < 0.02) return
+    before = now
+  }
+  throw new Error(`the servers were still busy ${timeoutMs} ms after the load ended`)
+}
+
 // ---- load ----------------------------------------------------------------------------------------
 
 /**

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 import { summarize } from './load-result.js'
-import { OPERATIONS, createPicker, type OperationName, type WorkloadData, type WorkloadRequest } from './workload-operations.js'
+import { openLoop } from './open-loop.js'
+import { OPERATIONS, createPicker, type OperationName, type Sequence, type WorkloadData, type WorkloadRequest } from './workload-operations.js'
 
 export interface WorkloadLoadOptions {
   baseUrl: string
@@ -15,26 +16,39 @@ export interface WorkloadLoadOptions {
   tag: string
   connections: number
   duration: number
-  /** Requests per second over all connections; unset, as fast as the server answers. */
-  overallRate?: number
+  /** Requests per second, evenly spaced (bench/open-loop.ts); unset, as fast as the server answers. */
+  offeredRate?: number
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as WorkloadLoadOptions
 const picker = createPicker(JSON.parse(readFileSync(options.dataFile, 'utf8')) as WorkloadData, options.tag)
 
-const result = await autocannon({
-  url: options.baseUrl,
-  connections: options.connections,
-  pipelining: 1,
-  duration: options.duration,
-  ...(options.overallRate !== undefined && { overallRate: options.overallRate }),
-  requests: OPERATIONS[options.operation].map(next => ({
-    setupRequest: (request: autocannon.Request, context: object) => {
-      const { method, path, body }: WorkloadRequest = next(picker, context as { id?: string })
-      const headers = { authorization: options.authorization, ...(body !== undefined && { 'content-type': 'application/json' }) }
-      return { ...request, method, path, body, headers }
-    }
-  }))
-})
+const headersFor = (body: string | undefined) => ({ authorization: options.authorization, ...(body !== undefined && { 'content-type': 'application/json' }) })
 
-process.stdout.write(`${JSON.stringify(summarize(result))}\n`)
+async function atFullSpeed () {
+  return summarize(await autocannon({
+    url: options.baseUrl,
+    connections: options.connections,
+    pipelining: 1,
+    duration: options.duration,
+    requests: OPERATIONS[options.operation].map(next => ({
+      setupRequest: (request: autocannon.Request, context: object) => {
+        const { method, path, body }: WorkloadRequest = next(picker, context as { id?: string })
+        return { ...request, method, path, body, headers: headersFor(body) }
+      }
+    }))
+  }))
+}
+
+async function atOfferedRate (requestsPerSecond: number) {
+  const sequence: Sequence = OPERATIONS[options.operation]
+  const [next] = sequence
+  if (sequence.length !== 1 || next === undefined) throw new Error(`${options.operation} sends a sequence; a fixed rate takes single requests`)
+  return await openLoop({ baseUrl: options.baseUrl, connections: options.connections, durationSeconds: options.duration, requestsPerSecond }, () => {
+    const { method, path, body } = next(picker, {})
+    return { method, path, body, headers: headersFor(body) }
+  })
+}
+
+const result = options.offeredRate === undefined ? await atFullSpeed() : await atOfferedRate(options.offeredRate)
+process.stdout.write(`${JSON.stringify(result)}\n`)

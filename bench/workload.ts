@@ -85,7 +85,7 @@ class Workload {
 
   private runs = 0
 
-  async load (operation: OperationName, server: Server, durationSeconds: number, overallRate?: number): Promise<LoadResult> {
+  async load (operation: OperationName, server: Server, durationSeconds: number, offeredRate?: number): Promise<LoadResult> {
     await untilQuiet(this.servers)
     await untilDatabaseIdle(this.databaseUrl)
     if (WRITES.has(operation)) await restoreWorkload(this.databaseUrl, this.data)
@@ -97,7 +97,7 @@ class Workload {
       tag: `${process.pid}-${this.runs++}`,
       connections: settings.connections,
       duration: durationSeconds,
-      overallRate
+      offeredRate
     }
     return await runLoad(this.pinning, server, 'bench/workload-load.ts', options)
   }
