@@ -2,11 +2,11 @@
 // a fresh PostgreSQL database, and the medians of interleaved rounds.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, cpus } from 'node:os'
 import { once } from 'node:events'
-import { resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { LoadResult } from './load-result.js'
@@ -176,6 +176,57 @@ export function medians (rounds: LoadResult[]): Figures {
     latencyP99: median(rounds.map(r => r.latencyP99)),
     cpuMicrosPerRequest: cpu.length === rounds.length ? median(cpu) : undefined
   }
+}
+
+export interface Comparison {
+  service: Figures
+  baseline: Figures
+  /** Median over the rounds of service req/s ÷ baseline req/s measured side by side in that round. */
+  ratio: number
+  roundRatios: number[]
+  /** Baseline CPU time per request ÷ the service's: the same ratio seen through CPU cost. */
+  cpuRatio?: number
+}
+
+/**
+ * The service's rounds against the baseline's. The ratio is taken within each round, so a
+ * neighbour's burst that slows one round slows both sides.
+ */
+export function compare (service: LoadResult[], baseline: LoadResult[]): Comparison {
+  const ofService = medians(service)
+  const ofBaseline = medians(baseline)
+  const roundRatios = service.map((result, round) => result.requestsPerSecond / baseline[round]!.requestsPerSecond)
+  return {
+    service: ofService,
+    baseline: ofBaseline,
+    ratio: median(roundRatios),
+    roundRatios,
+    cpuRatio: ofService.cpuMicrosPerRequest === undefined || ofBaseline.cpuMicrosPerRequest === undefined
+      ? undefined
+      : ofBaseline.cpuMicrosPerRequest / ofService.cpuMicrosPerRequest
+  }
+}
+
+/** Prints rows as a table under the first row; columns 2 to 5 hold figures and are right-aligned. */
+export function printRows (rows: string[][]): void {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map(row => row[column]!.length)))
+  const line = (row: string[]) => row.map((cell, column) => column >= 2 && column <= 5 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)).join('  ').trimEnd()
+  process.stdout.write(`\n${line(rows[0]!)}\n${widths.map(w => '-'.repeat(w)).join('  ')}\n${rows.slice(1).map(line).join('\n')}\n`)
+}
+
+/** Writes bench/results/<file> (not committed): the figures with the conditions they were measured in. */
+export function writeResults (file: string, pinning: Pinning, figures: Record<string, unknown>): void {
+  const resultsDir = join(root, 'bench/results')
+  mkdirSync(resultsDir, { recursive: true })
+  writeFileSync(join(resultsDir, file), JSON.stringify({
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cpus: availableParallelism(),
+    pinning: pinning.note,
+    ...figures
+  }, null, 2) + '\n')
+  process.stdout.write(`\nwritten to bench/results/${file}\n`)
 }
 
 export function fmt (value: number, digits: number): string {

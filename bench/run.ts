@@ -2,12 +2,12 @@
 // Fastify baseline, in the same run with the same settings. Servers share one core, autocannon gets
 // the other, so the ratio measures the servers and not the load generator. Warm-up, then interleaved
 // A/B rounds; the medians are printed and written to bench/results/latest.json.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus, tmpdir } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LoadOptions, LoadResult } from './load.js'
 import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
-import { choosePinning, fmt, freePort, median, medians, positiveInteger, root, runLoad, startServer, stopServer, waitFor, type Figures, type Pinning, type Server } from './harness.js'
+import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
 
 const settings = {
   connections: 100,
@@ -69,9 +69,7 @@ function printTable (reports: ScenarioReport[]): void {
       `${report.ratio.toFixed(2)} (rounds ${spread}${flag})`, report.cpuRatio?.toFixed(2) ?? '-'])
     rows.push(['', 'baseline', fmt(report.baseline.requestsPerSecond, 0), fmt(report.baseline.latencyP50, 1), fmt(report.baseline.latencyP99, 1), cpu(report.baseline), '', ''])
   }
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map(row => row[column]!.length)))
-  const line = (row: string[]) => row.map((cell, column) => column >= 2 && column <= 5 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)).join('  ').trimEnd()
-  process.stdout.write(`\n${line(rows[0]!)}\n${widths.map(w => '-'.repeat(w)).join('  ')}\n${rows.slice(1).map(line).join('\n')}\n`)
+  printRows(rows)
   const related = reports.filter(report => report.relative !== undefined)
   if (related.length === 0) return
   process.stdout.write('\nWithin one service process, req/s against the group\'s first scenario (median of the rounds):\n')
@@ -110,10 +108,7 @@ function units (selected: Scenario[]): Scenario[][] {
 
 function report (measurement: Measurement, reference?: Measurement): ScenarioReport {
   const { scenario, request, service, baseline } = measurement
-  const ofService = { ...medians(service.rounds), rounds: service.rounds }
-  const ofBaseline = { ...medians(baseline.rounds), rounds: baseline.rounds }
-  // The ratio is taken within each round, so a neighbour's burst that slows one round slows both sides.
-  const roundRatios = service.rounds.map((result, round) => result.requestsPerSecond / baseline.rounds[round]!.requestsPerSecond)
+  const comparison = compare(service.rounds, baseline.rounds)
   const unexpected = service.rounds.reduce((sum, result) => sum + unexpectedAnswers(result, service.expectStatus), 0) +
     baseline.rounds.reduce((sum, result) => sum + unexpectedAnswers(result, baseline.expectStatus), 0)
   const relativeRounds = reference === undefined || reference === measurement
@@ -123,13 +118,9 @@ function report (measurement: Measurement, reference?: Measurement): ScenarioRep
     name: scenario.name,
     method: request.method,
     path: request.path,
-    service: ofService,
-    baseline: ofBaseline,
-    ratio: median(roundRatios),
-    roundRatios,
-    cpuRatio: ofService.cpuMicrosPerRequest === undefined || ofBaseline.cpuMicrosPerRequest === undefined
-      ? undefined
-      : ofBaseline.cpuMicrosPerRequest / ofService.cpuMicrosPerRequest,
+    ...comparison,
+    service: { ...comparison.service, rounds: service.rounds },
+    baseline: { ...comparison.baseline, rounds: baseline.rounds },
     relative: relativeRounds === undefined ? undefined : { to: reference!.scenario.name, ratio: median(relativeRounds), roundRatios: relativeRounds },
     target: scenario.target,
     unexpectedAnswers: unexpected
@@ -217,18 +208,7 @@ async function main (): Promise<number> {
   }
 
   printTable(reports)
-  const resultsDir = join(root, 'bench/results')
-  mkdirSync(resultsDir, { recursive: true })
-  writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify({
-    date: new Date().toISOString(),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cpus: availableParallelism(),
-    pinning: pinning.note,
-    settings,
-    scenarios: reports
-  }, null, 2) + '\n')
-  process.stdout.write('\nwritten to bench/results/latest.json\n')
+  writeResults('latest.json', pinning, { settings, scenarios: reports })
 
   for (const report of reports) {
     if (report.target === undefined) continue

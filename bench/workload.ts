@@ -5,13 +5,13 @@
 // (bench/workload-baseline.ts), in the same run: warm-up, then interleaved rounds, medians. The
 // mixed scenario is measured again at a fixed offered rate of half its capacity, for the latency a
 // client feels. Figures go to stdout and bench/results/workload.json.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { availableParallelism, cpus, tmpdir } from 'node:os'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
 import {
-  choosePinning, fmt, freePort, freshDatabase, median, medians, positiveInteger, root, runLoad, startServer, stopServer, untilQuiet, waitFor,
-  type Figures, type Pinning, type Server
+  choosePinning, compare, fmt, freePort, freshDatabase, medians, positiveInteger, printRows, runLoad, startServer, stopServer, untilQuiet, waitFor, writeResults,
+  type Comparison, type Figures, type Pinning, type Server
 } from './harness.js'
 import type { LoadResult } from './load-result.js'
 import { restoreWorkload, seedWorkload, untilDatabaseIdle } from './workload-data.js'
@@ -54,14 +54,8 @@ const MIXED_P99_TARGET_MS = 20
 
 interface Side { server: Server, rounds: LoadResult[], atHalfCapacity: LoadResult[] }
 
-interface OperationReport {
+interface OperationReport extends Comparison {
   name: OperationName
-  service: Figures
-  baseline: Figures
-  /** Median over the rounds of service req/s ÷ baseline req/s in that round. */
-  ratio: number
-  roundRatios: number[]
-  cpuRatio?: number
   target?: number
   /** Answers other than 2xx, errors and timeouts, on either side. */
   unexpectedAnswers: number
@@ -129,19 +123,12 @@ class Workload {
 }
 
 function report (name: OperationName, service: Side, baseline: Side): OperationReport {
-  const ofService = medians(service.rounds)
-  const ofBaseline = medians(baseline.rounds)
-  const roundRatios = service.rounds.map((result, round) => result.requestsPerSecond / baseline.rounds[round]!.requestsPerSecond)
+  const comparison = compare(service.rounds, baseline.rounds)
   const halfOf = (side: Side, figures: Figures) => ({ ...medians(side.atHalfCapacity), offered: Math.round(figures.requestsPerSecond / 2) })
+  const { service: ofService, baseline: ofBaseline } = comparison
   return {
     name,
-    service: ofService,
-    baseline: ofBaseline,
-    ratio: median(roundRatios),
-    roundRatios,
-    cpuRatio: ofService.cpuMicrosPerRequest === undefined || ofBaseline.cpuMicrosPerRequest === undefined
-      ? undefined
-      : ofBaseline.cpuMicrosPerRequest / ofService.cpuMicrosPerRequest,
+    ...comparison,
     target: TARGETS[name],
     unexpectedAnswers: unexpected([...service.rounds, ...baseline.rounds, ...service.atHalfCapacity, ...baseline.atHalfCapacity]),
     ...(service.atHalfCapacity.length > 0 && { atHalfCapacity: { service: halfOf(service, ofService), baseline: halfOf(baseline, ofBaseline) } }),
@@ -165,9 +152,7 @@ function printTable (reports: OperationReport[]): void {
     rows.push([`${r.name} at half capacity`, 'service', `${fmt(service.requestsPerSecond, 0)} of ${fmt(service.offered, 0)}`, fmt(service.latencyP50, 1), fmt(service.latencyP99, 1), cpu(service), '', '', p99Verdict])
     rows.push(['', 'baseline', `${fmt(baseline.requestsPerSecond, 0)} of ${fmt(baseline.offered, 0)}`, fmt(baseline.latencyP50, 1), fmt(baseline.latencyP99, 1), cpu(baseline), '', '', ''])
   }
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map(row => row[column]!.length)))
-  const line = (row: string[]) => row.map((cell, column) => column >= 2 && column <= 5 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)).join('  ').trimEnd()
-  process.stdout.write(`\n${line(rows[0]!)}\n${widths.map(w => '-'.repeat(w)).join('  ')}\n${rows.slice(1).map(line).join('\n')}\n`)
+  printRows(rows)
 }
 
 function selectedOperations (): OperationName[] {
@@ -226,18 +211,7 @@ async function main (): Promise<number> {
     for (const operation of operations) reports.push(await workload.measure(operation, service, baseline))
 
     printTable(reports)
-    const resultsDir = join(root, 'bench/results')
-    mkdirSync(resultsDir, { recursive: true })
-    writeFileSync(join(resultsDir, 'workload.json'), JSON.stringify({
-      date: new Date().toISOString(),
-      node: process.version,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cpus: availableParallelism(),
-      pinning: pinning.note,
-      settings,
-      operations: reports
-    }, null, 2) + '\n')
-    process.stdout.write('\nwritten to bench/results/workload.json\n')
+    writeResults('workload.json', pinning, { settings, operations: reports })
     return reports.some(r => r.unexpectedAnswers > 0) ? 1 : 0
   } finally {
     for (const server of servers) await stopServer(server)
