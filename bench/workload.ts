@@ -67,6 +67,14 @@ function unexpected (results: LoadResult[]): number {
   return results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0)
 }
 
+/** The rounds, service then baseline, then baseline then service: drift over the run (heat, neighbours) weighs on both alike. */
+async function interleaved (service: Side, baseline: Side, label: string, run: (side: Side) => Promise<void>): Promise<void> {
+  for (let round = 0; round < settings.rounds; round++) {
+    for (const side of round % 2 === 0 ? [service, baseline] : [baseline, service]) await run(side)
+    process.stdout.write(` ${label} ${round + 1}/${settings.rounds}`)
+  }
+}
+
 class Workload {
   constructor (
     private readonly pinning: Pinning,
@@ -101,21 +109,14 @@ class Workload {
     for (const server of [service, baseline]) await this.load(operation, server, settings.warmupSeconds)
     const sides: Side[] = [service, baseline].map(server => ({ server, rounds: [], atHalfCapacity: [] }))
     const [ofService, ofBaseline] = sides as [Side, Side]
-    for (let round = 0; round < settings.rounds; round++) {
-      // A B, then B A: drift over the run (heat, neighbours) weighs on both sides alike.
-      for (const side of round % 2 === 0 ? [ofService, ofBaseline] : [ofBaseline, ofService]) {
-        side.rounds.push(await this.load(operation, side.server, settings.durationSeconds))
-      }
-      process.stdout.write(` round ${round + 1}/${settings.rounds}`)
-    }
+    await interleaved(ofService, ofBaseline, 'round', async side => {
+      side.rounds.push(await this.load(operation, side.server, settings.durationSeconds))
+    })
     if (AT_HALF_CAPACITY.has(operation)) {
-      for (let round = 0; round < settings.rounds; round++) {
-        for (const side of round % 2 === 0 ? [ofService, ofBaseline] : [ofBaseline, ofService]) {
-          const rate = Math.max(1, Math.round(medians(side.rounds).requestsPerSecond / 2))
-          side.atHalfCapacity.push(await this.load(operation, side.server, settings.durationSeconds, rate))
-        }
-        process.stdout.write(` half capacity ${round + 1}/${settings.rounds}`)
-      }
+      await interleaved(ofService, ofBaseline, 'half capacity', async side => {
+        const rate = Math.max(1, Math.round(medians(side.rounds).requestsPerSecond / 2))
+        side.atHalfCapacity.push(await this.load(operation, side.server, settings.durationSeconds, rate))
+      })
     }
     process.stdout.write('\n')
     return report(operation, ofService, ofBaseline)
