@@ -148,12 +148,15 @@ export async function runLoad (pinning: Pinning, server: Server, script: string,
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   const cpuBefore = cpuSeconds(server)
+  const started = Date.now()
   const [code] = await once(child, 'exit') as [number | null]
   const cpuAfter = cpuSeconds(server)
+  const wallSeconds = (Date.now() - started) / 1000
   if (code !== 0) throw new Error(`autocannon against ${server.name} exited with code ${code}`)
   const result = JSON.parse(stdout) as LoadResult
   if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0) {
     result.cpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / result.total
+    result.serverCpuShare = (cpuAfter - cpuBefore) / wallSeconds
   }
   return result
 }
@@ -166,7 +169,7 @@ export function median (values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
-export interface Figures { requestsPerSecond: number, latencyP50: number, latencyP99: number, cpuMicrosPerRequest?: number }
+export interface Figures { requestsPerSecond: number, latencyP50: number, latencyP99: number, cpuMicrosPerRequest?: number, serverCpuShare?: number }
 
 export function medians (rounds: LoadResult[]): Figures {
   const cpu = rounds.flatMap(r => r.cpuMicrosPerRequest ?? [])
@@ -174,7 +177,8 @@ export function medians (rounds: LoadResult[]): Figures {
     requestsPerSecond: median(rounds.map(r => r.requestsPerSecond)),
     latencyP50: median(rounds.map(r => r.latencyP50)),
     latencyP99: median(rounds.map(r => r.latencyP99)),
-    cpuMicrosPerRequest: cpu.length === rounds.length ? median(cpu) : undefined
+    cpuMicrosPerRequest: cpu.length === rounds.length ? median(cpu) : undefined,
+    serverCpuShare: cpu.length === rounds.length ? median(rounds.map(r => r.serverCpuShare ?? 0)) : undefined
   }
 }
 

@@ -12,6 +12,8 @@ export interface LoadResult {
   statusCodes: Record<string, number>
   /** Filled in by the orchestrator: the server's CPU time over the run divided by the requests answered. */
   cpuMicrosPerRequest?: number
+  /** Filled in by the orchestrator: the server's CPU time over the run ÷ the run's wall time (1 = one core busy). */
+  serverCpuShare?: number
 }
 
 export function summarize (result: autocannon.Result): LoadResult {

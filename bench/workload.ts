@@ -138,20 +138,21 @@ function report (name: OperationName, service: Side, baseline: Side): OperationR
 }
 
 function printTable (reports: OperationReport[]): void {
-  const rows = [['operation', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio req/s', 'ratio CPU', 'target']]
+  const rows = [['operation', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'server CPU', 'ratio req/s', 'ratio CPU', 'target']]
   const cpu = (figures: Figures) => figures.cpuMicrosPerRequest === undefined ? '-' : fmt(figures.cpuMicrosPerRequest, 0)
+  const share = (figures: Figures) => figures.serverCpuShare === undefined ? '-' : `${fmt(figures.serverCpuShare * 100, 0)} %`
   for (const r of reports) {
     const spread = `${Math.min(...r.roundRatios).toFixed(2)}-${Math.max(...r.roundRatios).toFixed(2)}`
     const flag = r.unexpectedAnswers > 0 ? `, ${r.unexpectedAnswers} unexpected answers` : ''
     const verdict = r.target === undefined ? '' : `${r.ratio >= r.target ? 'meets' : 'MISSES'} ≥ ${r.target.toFixed(2)}`
-    rows.push([r.name, 'service', fmt(r.service.requestsPerSecond, 0), fmt(r.service.latencyP50, 1), fmt(r.service.latencyP99, 1), cpu(r.service),
+    rows.push([r.name, 'service', fmt(r.service.requestsPerSecond, 0), fmt(r.service.latencyP50, 1), fmt(r.service.latencyP99, 1), cpu(r.service), share(r.service),
       `${r.ratio.toFixed(2)} (rounds ${spread}${flag})`, r.cpuRatio?.toFixed(2) ?? '-', verdict])
-    rows.push(['', 'baseline', fmt(r.baseline.requestsPerSecond, 0), fmt(r.baseline.latencyP50, 1), fmt(r.baseline.latencyP99, 1), cpu(r.baseline), '', '', ''])
+    rows.push(['', 'baseline', fmt(r.baseline.requestsPerSecond, 0), fmt(r.baseline.latencyP50, 1), fmt(r.baseline.latencyP99, 1), cpu(r.baseline), share(r.baseline), '', '', ''])
     if (r.atHalfCapacity === undefined) continue
     const { service, baseline } = r.atHalfCapacity
     const p99Verdict = `p99 ${service.latencyP99 < MIXED_P99_TARGET_MS ? 'meets' : 'MISSES'} < ${MIXED_P99_TARGET_MS} ms`
-    rows.push([`${r.name} at half capacity`, 'service', `${fmt(service.requestsPerSecond, 0)} of ${fmt(service.offered, 0)}`, fmt(service.latencyP50, 1), fmt(service.latencyP99, 1), cpu(service), '', '', p99Verdict])
-    rows.push(['', 'baseline', `${fmt(baseline.requestsPerSecond, 0)} of ${fmt(baseline.offered, 0)}`, fmt(baseline.latencyP50, 1), fmt(baseline.latencyP99, 1), cpu(baseline), '', '', ''])
+    rows.push([`${r.name} at half capacity`, 'service', `${fmt(service.requestsPerSecond, 0)} of ${fmt(service.offered, 0)}`, fmt(service.latencyP50, 1), fmt(service.latencyP99, 1), cpu(service), share(service), '', '', p99Verdict])
+    rows.push(['', 'baseline', `${fmt(baseline.requestsPerSecond, 0)} of ${fmt(baseline.offered, 0)}`, fmt(baseline.latencyP50, 1), fmt(baseline.latencyP99, 1), cpu(baseline), share(baseline), '', '', ''])
   }
   printRows(rows)
 }
