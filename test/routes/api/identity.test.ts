@@ -86,7 +86,7 @@ t.test('two Authorization headers answer 400 invalid_request, whichever comes fi
   const app = await ready(t)
   const good = `Bearer ${await mintToken({ scope: ALL })}`
   for (const authorization of [[good, good], [good, 'Basic YTpi'], ['Basic YTpi', good]]) {
-    const res = await app.inject({ url: '/api/v1/vagas', headers: { authorization } })
+    const res = await app.inject({ url: '/api/v1/vagas', headers: { authorization: authorization as unknown as string } })
     t.equal(res.statusCode, 400, authorization.map(value => value.slice(0, 6)).join(' + '))
     t.match(res.headers['www-authenticate'], /error="invalid_request"/)
     t.match(res.headers['content-type'], /^application\/problem\+json/)
