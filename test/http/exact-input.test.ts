@@ -31,3 +31,38 @@ t.test('a JSON body with invalid UTF-8 or a lone surrogate answers 400 problem a
   t.equal(pair.statusCode, 201, 'a surrogate pair and plain UTF-8 pass')
   t.equal(pair.json().titulo, 'Dev 😀 é', 'stored exactly')
 })
+
+t.test('a cursor made for another collection, filter or sort answers 400 InvalidCursor', async t => {
+  const { app, auth } = await ready(t)
+  const vagas: string[] = []
+  for (const titulo of ['A', 'B', 'C']) {
+    vagas.push((await app.inject({ method: 'POST', url: '/api/v2/vagas', headers: auth, payload: { titulo } })).json().id)
+  }
+  for (const nome of ['Ana', 'Bia', 'Caio']) {
+    const created = await app.inject({ method: 'POST', url: '/api/v2/candidatos', headers: auth, payload: { nome, email: `${nome}@example.com` } })
+    await app.inject({ method: 'POST', url: `/api/v2/candidatos/${created.json().id}/candidatar`, headers: auth, payload: { vagaId: vagas[0] } })
+  }
+  const nextCursor = async (url: string): Promise<string> => {
+    const res = await app.inject({ url, headers: auth })
+    const next = res.json().links.find((link: { rel: string }) => link.rel === 'next').href as string
+    return new URL(next, 'http://x').searchParams.get('cursor')!
+  }
+  const vagasCursor = await nextCursor('/api/v2/vagas?limit=1')
+  const nestedCursor = await nextCursor(`/api/v2/vagas/${vagas[0]}/candidatos?limit=1`)
+  const filteredCursor = await nextCursor('/api/v2/vagas?limit=1&status=aberta')
+  const sortedCursor = await nextCursor('/api/v2/vagas?limit=1&sort=titulo')
+  const misuses: Array<[string, string]> = [
+    ['a /vagas cursor on /candidatos', `/api/v2/candidatos?limit=1&cursor=${vagasCursor}`],
+    ['a /vagas/{id}/candidatos cursor on /candidatos?vagaId', `/api/v2/candidatos?limit=1&vagaId=${vagas[0]}&cursor=${nestedCursor}`],
+    ['a /vagas/{id}/candidatos cursor on another vaga', `/api/v2/vagas/${vagas[1]}/candidatos?limit=1&cursor=${nestedCursor}`],
+    ['a cursor made for a filter, without it', `/api/v2/vagas?limit=1&cursor=${filteredCursor}`],
+    ['a cursor made for a sort, with another', `/api/v2/vagas?limit=1&sort=-titulo&cursor=${sortedCursor}`]
+  ]
+  for (const [name, url] of misuses) {
+    const res = await app.inject({ url, headers: auth })
+    t.equal(res.statusCode, 400, name)
+    t.match(res.json(), { code: 'InvalidCursor' }, name)
+  }
+  t.equal((await app.inject({ url: `/api/v2/vagas?limit=1&cursor=${vagasCursor}`, headers: auth })).statusCode, 200, 'a cursor works where it was made')
+  t.equal((await app.inject({ url: `/api/v2/vagas/${vagas[0]}/candidatos?limit=1&cursor=${nestedCursor}`, headers: auth })).statusCode, 200)
+})
