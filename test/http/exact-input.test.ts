@@ -66,3 +66,14 @@ t.test('a cursor made for another collection, filter or sort answers 400 Invalid
   t.equal((await app.inject({ url: `/api/v2/vagas?limit=1&cursor=${vagasCursor}`, headers: auth })).statusCode, 200, 'a cursor works where it was made')
   t.equal((await app.inject({ url: `/api/v2/vagas/${vagas[0]}/candidatos?limit=1&cursor=${nestedCursor}`, headers: auth })).statusCode, 200)
 })
+
+t.test('integers in the query are decimal digits only', async t => {
+  const { app, auth } = await ready(t)
+  for (const url of ['/api/v2/vagas?limit=0x10', '/api/v2/vagas?limit=1e1', '/api/v2/vagas?limit=0b1', '/api/v2/vagas?limit=%2016', '/api/v2/vagas?limit=16.0', '/api/v1/vagas?offset=0x10']) {
+    const res = await app.inject({ url, headers: auth })
+    t.equal(res.statusCode, 400, url)
+    t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'querystring', message: 'must be an integer in decimal digits' }] }, url)
+  }
+  t.equal((await app.inject({ url: '/api/v2/vagas?limit=16', headers: auth })).json().limit, 16, 'decimal digits pass')
+  t.equal((await app.inject({ url: '/api/v2/vagas?limit=016', headers: auth })).json().limit, 16, 'leading zeros are still decimal')
+})
