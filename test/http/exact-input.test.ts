@@ -1,5 +1,8 @@
 import t from 'tap'
+import { connect, type Socket } from 'node:net'
+import type { FastifyInstance } from 'fastify'
 import { bearer, build } from '../helper.js'
+import { eventually } from '../support/eventually.js'
 
 const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
@@ -7,6 +10,33 @@ async function ready (t: Parameters<typeof build>[0], env: Record<string, string
   const app = await build(t, { env })
   await app.storage.whenReady()
   return { app, auth: await bearer({ scope: ALL, sub: 'recrutadora-1' }) }
+}
+
+async function listening (app: FastifyInstance): Promise<number> {
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return (app.server.address() as { port: number }).port
+}
+
+/** A raw connection whose received bytes are readable at any time; destroyed when the test ends. */
+async function rawConnection (t: Parameters<typeof build>[0], port: number): Promise<{ socket: Socket, received: () => string }> {
+  const socket = connect(port, '127.0.0.1')
+  t.teardown(() => { socket.destroy() })
+  await new Promise(resolve => socket.once('connect', resolve))
+  let text = ''
+  socket.on('data', chunk => { text += chunk.toString('latin1') })
+  socket.on('error', () => {})
+  return { socket, received: () => text }
+}
+
+/** The JSON body of a complete raw answer, once it has arrived. */
+async function answerOf (received: () => string): Promise<{ head: string, body: Record<string, unknown> }> {
+  return await eventually(() => {
+    const text = received()
+    const split = text.indexOf('\r\n\r\n')
+    const length = Number(/^content-length: (\d+)$/im.exec(text.slice(0, split))?.[1])
+    if (split === -1 || Number.isNaN(length) || text.length < split + 4 + length) throw new Error(`incomplete answer: ${JSON.stringify(text)}`)
+    return { head: text.slice(0, split), body: JSON.parse(text.slice(split + 4, split + 4 + length)) }
+  }, { timeout: 5_000 })
 }
 
 t.test('a JSON body with invalid UTF-8 or a lone surrogate answers 400 problem and stores nothing', async t => {
@@ -76,4 +106,31 @@ t.test('integers in the query are decimal digits only', async t => {
   }
   t.equal((await app.inject({ url: '/api/v2/vagas?limit=16', headers: auth })).json().limit, 16, 'decimal digits pass')
   t.equal((await app.inject({ url: '/api/v2/vagas?limit=016', headers: auth })).json().limit, 16, 'leading zeros are still decimal')
+})
+
+t.test('a request without Host answers 400 problem+json; HTTP/1.0 may omit it', async t => {
+  const { app } = await ready(t)
+  const port = await listening(app)
+  for (const path of ['/ping', '/api/v1/vagas']) {
+    const { socket, received } = await rawConnection(t, port)
+    socket.write(`GET ${path} HTTP/1.1\r\n\r\n`)
+    const { head, body } = await answerOf(received)
+    t.match(head, /^HTTP\/1\.1 400 /, path)
+    t.match(head, /^content-type: application\/problem\+json/im, path)
+    t.match(body, { status: 400, code: 'MissingHost', instance: path }, path)
+  }
+  const { socket, received } = await rawConnection(t, port)
+  socket.write('GET /ping HTTP/1.0\r\n\r\n')
+  await eventually(() => { if (!/^HTTP\/1\.1 200 /.test(received())) throw new Error(received()) }, { timeout: 5_000 })
+})
+
+t.test('a 431 problem names the path of the refused request, without its query', async t => {
+  const { app } = await ready(t, { HEADER_LIMIT: '2048' })
+  const port = await listening(app)
+  const { socket, received } = await rawConnection(t, port)
+  socket.write(`GET /api/v1/vagas?access_token=query-secret-123 HTTP/1.1\r\nHost: x\r\nX-Padding: ${'a'.repeat(4096)}\r\n\r\n`)
+  const { head, body } = await answerOf(received)
+  t.match(head, /^HTTP\/1\.1 431 /)
+  t.match(body, { status: 431, code: 'HeadersTooLarge', instance: '/api/v1/vagas' })
+  t.notMatch(received(), 'query-secret-123', 'the query is not echoed')
 })
