@@ -9,9 +9,10 @@ import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError 
 import type { Principal } from '../src/auth/principal.js'
 import { securityRequirement } from '../src/auth/openapi-security.js'
 import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
-import { extractToken, type TokenSource } from '../src/auth/token-extraction.js'
+import { extractToken, mayCarryToken, type TokenSource } from '../src/auth/token-extraction.js'
 import { tokenTransportIsSafe } from '../src/auth/transport.js'
 import { Problem } from '../src/http/problem.js'
+import { addRouteHook } from '../src/http/route-hooks.js'
 
 import '../src/http/route-config.js'
 // Brings in the `security` member of route schemas.
@@ -105,6 +106,19 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     }
   }
 
+  // An anonymous request is refused from its head, before its body is read: a slow body sent by
+  // nobody in particular must not hold the server. A form body may still carry the token.
+  function refuseAnonymous (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    let carries: boolean
+    try {
+      carries = mayCarryToken(request)
+    } catch (error) {
+      done(problemFor(error, settings) as Error)
+      return
+    }
+    done(carries ? undefined : missingTokenProblem(settings))
+  }
+
   function authorize (required: readonly string[], optional: boolean): Guard {
     return async function authorizeScopes (request) {
       const principal = request.principal
@@ -136,6 +150,7 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     const optional = route.config?.auth === 'optional'
     if (scopes === undefined && !optional) return
     for (const scope of scopes ?? []) declaredScopes.add(scope)
+    if (!optional) addRouteHook(route, 'onRequest', refuseAnonymous)
     route.preValidation = [guard(scopes ?? [], optional), ...asArray(route.preValidation)]
     if (config.AUTH_QUERY_TOKEN) route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
     // The same declaration is the operation's security requirement in the OpenAPI documents.

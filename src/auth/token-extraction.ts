@@ -48,12 +48,24 @@ function fieldToken (container: unknown, where: string): string | undefined {
   return value
 }
 
-function bodyToken (request: FastifyRequest): string | undefined {
-  // RFC 6750 section 2.2: only a single-part form body, never on GET (nor HEAD).
-  if (request.method === 'GET' || request.method === 'HEAD') return undefined
+// RFC 6750 section 2.2: only a single-part form body, never on GET (nor HEAD).
+function bodyMayCarryToken (request: FastifyRequest): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false
   const type = request.headers['content-type']
-  if (type === undefined || !FORM_CONTENT_TYPE.test(type)) return undefined
-  return fieldToken(request.body, 'form field')
+  return type !== undefined && FORM_CONTENT_TYPE.test(type)
+}
+
+function bodyToken (request: FastifyRequest): string | undefined {
+  return bodyMayCarryToken(request) ? fieldToken(request.body, 'form field') : undefined
+}
+
+/**
+ * Whether the request may carry a bearer token, judged from its head alone, before its body is read.
+ * Throws, as extractToken does, when the Authorization header is malformed or repeated.
+ */
+export function mayCarryToken (request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined
+  return headerToken(request) !== undefined || query?.access_token !== undefined || bodyMayCarryToken(request)
 }
 
 /**

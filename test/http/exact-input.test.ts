@@ -134,3 +134,20 @@ t.test('a 431 problem names the path of the refused request, without its query',
   t.match(body, { status: 431, code: 'HeadersTooLarge', instance: '/api/v1/vagas' })
   t.notMatch(received(), 'query-secret-123', 'the query is not echoed')
 })
+
+t.test('an anonymous request to a protected route is refused with 401 before its body is read', async t => {
+  const { app } = await ready(t, { HANDLER_TIMEOUT: '20000' })
+  const port = await listening(app)
+  const { socket, received } = await rawConnection(t, port)
+  // Half a body, and the rest never comes: only an answer from the head can arrive in time.
+  socket.write('POST /api/v1/vagas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"titulo":')
+  const { head, body } = await answerOf(received)
+  t.match(head, /^HTTP\/1\.1 401 /)
+  t.match(head, /^www-authenticate: Bearer realm="recrutamento-api"$/im)
+  t.match(body, { status: 401, code: 'TokenRequired', instance: '/api/v1/vagas' })
+
+  const form = await app.inject({ method: 'POST', url: '/api/v1/vagas', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `titulo=Dev&access_token=${(await bearer({ scope: ALL })).authorization.slice(7)}` })
+  t.equal(form.statusCode, 201, 'a form body may still carry the token (RFC 6750 section 2.2)')
+  const twice = await app.inject({ method: 'POST', url: '/api/v1/vagas', headers: { authorization: ['Bearer a', 'Bearer b'] as unknown as string, 'content-type': 'application/json' }, payload: '{}' })
+  t.equal(twice.statusCode, 400, 'two Authorization headers are refused from the head too')
+})
