@@ -17,35 +17,33 @@ function integerProperties (schema: unknown): string[] {
   })
 }
 
-/** The first integer property whose text is not written in decimal digits, if any. */
-function nonDecimal (data: unknown, names: readonly string[]): string | undefined {
-  if (data === null || typeof data !== 'object') return undefined
-  for (const name of names) {
+/** The integer properties whose text is not written in decimal digits. */
+function nonDecimal (data: unknown, names: readonly string[]): string[] {
+  if (data === null || typeof data !== 'object') return []
+  return names.filter(name => {
     const value = (data as Record<string, unknown>)[name]
-    const texts = Array.isArray(value) ? value : [value]
-    if (texts.some(text => typeof text === 'string' && !DECIMAL_INTEGER.test(text))) return name
-  }
-  return undefined
+    return (Array.isArray(value) ? value : [value]).some(text => typeof text === 'string' && !DECIMAL_INTEGER.test(text))
+  })
 }
 
 /**
  * The same schema compiler, its validators refusing an integer given as text in any form but decimal
- * digits (query strings, path parameters and headers arrive as text), as an ordinary validation error.
+ * digits, as an ordinary validation error beside the schema's own. Only the parts that arrive as text
+ * (query string, path parameters, headers) are concerned: a JSON body carries numbers.
  */
 export function requiringDecimalIntegers (compile: FastifySchemaCompiler<unknown>): FastifySchemaCompiler<unknown> {
   return route => {
     const validate = compile(route) as Validate
-    const names = integerProperties(route.schema)
+    const names = route.httpPart === 'body' ? [] : integerProperties(route.schema)
     if (names.length === 0) return validate as never
     const wrapped: Validate = (data: unknown) => {
-      const name = nonDecimal(data, names)
-      if (name === undefined) {
-        const valid = validate(data)
-        wrapped.errors = validate.errors
-        return valid
-      }
-      wrapped.errors = [{ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be an integer in decimal digits' }]
-      return false
+      // Read before validating: coercion replaces the text with the number it read.
+      const refused = nonDecimal(data, names)
+      const valid = validate(data)
+      const own = refused.map(name => ({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be an integer in decimal digits' }))
+      const others = (validate.errors ?? []).filter(error => !refused.some(name => (error as { instancePath?: string }).instancePath === `/${name}`))
+      wrapped.errors = own.length + others.length === 0 ? null : [...own, ...others]
+      return valid && own.length === 0
     }
     return wrapped as never
   }

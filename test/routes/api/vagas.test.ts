@@ -246,7 +246,8 @@ t.test('a page size or offset that is not a finite number answers 400 Validation
   for (const [version, query, field] of [['v1', 'limit=Infinity', '/limit'], ['v1', 'limit=-Infinity', '/limit'], ['v1', 'offset=1e400', '/offset'], ['v2', 'limit=1e400', '/limit']]) {
     const res = await app.inject({ url: `/api/${version}/vagas?${query}`, headers: auth })
     t.equal(res.statusCode, 400, query)
-    t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'querystring', field, message: 'must be a finite number' }] }, query)
+    // Text is read as an integer only when it is decimal digits, so these never reach a number.
+    t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'querystring', field, message: 'must be an integer in decimal digits' }] }, query)
   }
 })
 
