@@ -14,10 +14,10 @@ function isProbe (url: string): boolean {
 // After Redis failed, count locally this long before asking it again.
 const REDIS_RETRY_AFTER_MS = 2_000
 
-/** The caller a limit applies to: the verified token's subject, else the client address. */
+/** The caller a limit applies to: the verified token's actor (as idempotency keys it), else the client address. */
 export function rateLimitKey (request: FastifyRequest): string {
-  const subject = request.principal?.sub
-  return subject !== undefined ? `sub:${subject}` : `ip:${request.ip}`
+  const actor = request.principal?.actor
+  return actor !== undefined ? `caller:${actor}` : `ip:${request.ip}`
 }
 
 /** Adapts the counters to @fastify/rate-limit's store interface (one namespace per route override). */

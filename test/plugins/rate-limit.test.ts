@@ -1,7 +1,8 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
-import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
+import { SignJWT } from 'jose'
+import { bearer, build, serviceUrl, TEST_JWT_SECRET, uniqueRedisPrefix } from '../helper.js'
 import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
 import { startTcpRelay } from '../support/tcp-relay.js'
@@ -55,6 +56,19 @@ t.test('/ping and the health paths are never limited and carry no rate-limit hea
   t.equal((await get(app)).statusCode, 429)
 })
 
+t.test('a token that names only its client counts against that client, never the address or a subject of the same name', async t => {
+  const app = await build(t, { env: { RATE_LIMIT_MAX: '1' }, extraRoutes: thingsRoute })
+  // Client-credentials tokens name only their client (no sub): signed here without the helper's default subject.
+  const clientToken = async (clientId: string): Promise<{ authorization: string }> => ({
+    authorization: `Bearer ${await new SignJWT({ client_id: clientId }).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(TEST_JWT_SECRET))}`
+  })
+  t.equal((await get(app, await clientToken('alice'))).statusCode, 200)
+  t.equal((await get(app, await clientToken('bob'))).statusCode, 200, 'client bob, same address, has his own budget')
+  t.equal((await get(app, await bearer({ sub: 'alice' }))).statusCode, 200, 'subject alice is not client alice')
+  t.equal((await get(app, await clientToken('alice'))).statusCode, 429, 'client alice is out')
+})
+
 t.test('the key is the token subject when a verified token is sent, else the client address', async t => {
   const app = await build(t, { env: { RATE_LIMIT_MAX: '2' }, extraRoutes: thingsRoute })
   const alice = await bearer({ sub: 'alice' })
@@ -105,7 +119,7 @@ t.test('with Redis: two instances share one budget', async t => {
   const raw = new Redis(url)
   t.teardown(() => raw.disconnect())
   const keys = await raw.keys(`${prefix}rate-limit:*`)
-  t.same(keys, [`${prefix}rate-limit:sub:shared-user`], 'one counter under the configured prefix')
+  t.same(keys, [`${prefix}rate-limit:caller:shared-user`], 'one counter under the configured prefix')
   const ttl = await raw.pttl(keys[0])
   t.ok(ttl > 0 && ttl <= 30_000, 'the counter expires with the window')
   await raw.del(keys)
