@@ -1,0 +1,139 @@
+import t from 'tap'
+import { register } from 'node:module'
+import { createHash } from 'node:crypto'
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
+import { tracing } from '@opentelemetry/sdk-node'
+import { INSTRUMENTED_MODULES, startTracing } from '../../src/tracing/sdk.js'
+import { flushTraces } from '../../src/tracing/shutdown.js'
+
+// As src/tracing/preload.ts does for the server: the SDK starts before the app (and so pg) is imported.
+register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: INSTRUMENTED_MODULES } })
+const exporter = new tracing.InMemorySpanExporter()
+startTracing({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] })
+t.teardown(() => flushTraces(5_000))
+
+const { bearer, build, mintToken } = await import('../helper.js')
+const { freshPostgresDatabase } = await import('../support/services.js')
+
+type ReadableSpan = tracing.ReadableSpan
+const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
+const PARENT_ID = '00f067aa0ba902b7'
+
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
+
+/** The app on a fresh PostgreSQL database (pg is the driver the instrumentation sees), with its log lines. */
+async function tracedApp (t: Parameters<typeof build>[0]) {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return undefined
+  const lines: string[] = []
+  const app = await build(t, {
+    env: { DATABASE_URL: url, LOG_LEVEL: 'info' },
+    logStream: { write: line => { lines.push(line) } },
+    extraRoutes: scope => { scope.get('/api/failing', { config: { apiVersionNeutral: true, scopes: ['candidatos:read'] } }, async () => { throw new Error('the disk is on fire') }) }
+  })
+  await app.storage.whenReady()
+  return { app, logs: () => lines.map(line => JSON.parse(line) as Record<string, unknown>) }
+}
+
+t.beforeEach(() => { exporter.reset() })
+
+t.test('a candidato action: one trace, the server span under the caller\'s traceparent, its database spans', async t => {
+  const traced = await tracedApp(t)
+  if (traced === undefined) return
+  const { app, logs } = traced
+  const token = await mintToken({ scope: ALL, sub: 'recrutadora-1' })
+  const auth = { authorization: `Bearer ${token}` }
+  const vaga = (await app.inject({ method: 'POST', url: '/api/v2/vagas', headers: auth, payload: { titulo: 'Vaga secreta', status: 'aberta' } })).json() as { id: string }
+  const candidato = (await app.inject({ method: 'POST', url: '/api/v2/candidatos', headers: auth, payload: { nome: 'Caio', email: 'caio.privado@example.com' } })).json() as { id: string }
+  exporter.reset()
+
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/v2/candidatos/${candidato.id}/candidatar`,
+    headers: { ...auth, traceparent: `00-${TRACE_ID}-${PARENT_ID}-01`, tracestate: 'gateway=1' },
+    payload: { vagaId: vaga.id }
+  })
+  t.equal(res.statusCode, 200, res.body)
+
+  const spans = exporter.getFinishedSpans()
+  t.same([...new Set(spans.map(span => span.spanContext().traceId))], [TRACE_ID], 'every span belongs to the caller\'s trace')
+  const servers = spans.filter(span => span.kind === SpanKind.SERVER)
+  t.equal(servers.length, 1, 'one server span')
+  const server = servers[0]!
+  t.equal(server.name, 'POST /api/candidatos/:id/candidatar', 'named by method and route pattern')
+  t.equal(parentOf(server), PARENT_ID, 'the parent is the incoming traceparent')
+  t.equal(server.spanContext().traceState?.get('gateway'), '1', 'tracestate is kept')
+  t.match(server.attributes, {
+    'http.request.method': 'POST',
+    'http.route': '/api/candidatos/:id/candidatar',
+    'http.response.status_code': 200,
+    'url.path': `/api/v2/candidatos/${candidato.id}/candidatar`,
+    'url.scheme': 'http',
+    'api.version': '2.0',
+    'enduser.pseudo.id': createHash('sha256').update('recrutadora-1').digest('base64url')
+  })
+
+  const database = spans.filter(span => span.kind === SpanKind.CLIENT && span.attributes['db.system.name'] === 'postgresql')
+  t.ok(database.length > 0, `database spans: ${database.map(span => span.name).join(', ')}`)
+  const byId = new Map(spans.map(span => [span.spanContext().spanId, span]))
+  for (const span of database) {
+    let ancestor: ReadableSpan | undefined = span
+    while (ancestor !== undefined && ancestor !== server) ancestor = byId.get(parentOf(ancestor) ?? '')
+    t.equal(ancestor, server, `${span.name} lies under the server span`)
+  }
+  // The statement (db.statement, named db.query.text in the current database conventions) keeps its placeholders.
+  const statements = database.map(span => span.attributes['db.query.text']).filter(text => typeof text === 'string')
+  t.ok(statements.some(text => text.includes('$1')), 'the statements are parameterized')
+  for (const value of [candidato.id, vaga.id, 'caio.privado@example.com']) {
+    t.notOk(statements.some(text => text.includes(value)), `no statement holds the bound value ${value}`)
+  }
+
+  const everything = JSON.stringify(spans.map(span => [span.name, span.attributes, span.events]))
+  t.notOk(everything.includes(token), 'the token appears in no span')
+  t.notOk(everything.includes('recrutadora-1'), 'nor the subject in clear')
+
+  const access = logs().find(line => line.msg === 'request completed' && (line.req as { url: string }).url.endsWith('/candidatar'))
+  t.equal(access?.trace_id, TRACE_ID, 'the access line carries the trace id')
+  t.equal(access?.span_id, server.spanContext().spanId, 'and the server span id')
+})
+
+t.test('probes and /ping make no spans', async t => {
+  const traced = await tracedApp(t)
+  if (traced === undefined) return
+  for (const url of ['/ping', '/health/live', '/health/ready', '/health/startup', '/health/shallow']) {
+    const res = await traced.app.inject({ url, headers: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } })
+    t.ok(res.statusCode < 600, `${url} answered ${res.statusCode}`)
+  }
+  t.same(exporter.getFinishedSpans().map(span => span.name), [], 'no span at all')
+})
+
+t.test('an error answer: the span records the problem code; access and error lines carry the trace', async t => {
+  const traced = await tracedApp(t)
+  if (traced === undefined) return
+  const { app, logs } = traced
+  const auth = await bearer({ scope: ALL })
+
+  const missing = await app.inject({ method: 'POST', url: '/api/v2/candidatos/00000000-0000-4000-8000-000000000000/aprovar', headers: auth })
+  t.equal(missing.statusCode, 404)
+  const refused = exporter.getFinishedSpans().find(span => span.kind === SpanKind.SERVER)
+  t.equal(refused?.attributes['problem.code'], 'NotFound')
+  t.equal(refused?.attributes['error.type'], undefined, 'a client error is not the server\'s failure')
+  exporter.reset()
+
+  const failed = await app.inject({ url: '/api/failing', headers: auth })
+  t.equal(failed.statusCode, 500)
+  const server = exporter.getFinishedSpans().find(span => span.kind === SpanKind.SERVER)
+  t.equal(server?.name, 'GET /api/failing')
+  t.equal(server?.attributes['error.type'], 'InternalError', 'the problem code names the failure')
+  t.equal(server?.status.code, SpanStatusCode.ERROR)
+  t.ok(server?.events.some(event => event.name === 'exception'), 'the exception is recorded')
+
+  const traceId = server?.spanContext().traceId
+  const errorLine = logs().find(line => line.msg === 'request failed')
+  t.equal(errorLine?.trace_id, traceId, 'the error line carries the trace id')
+  t.match(errorLine?.span_id, /^[0-9a-f]{16}$/)
+  const access = logs().find(line => line.msg === 'request completed' && (line.req as { url: string }).url === '/api/failing')
+  t.equal(access?.trace_id, traceId)
+  t.equal(access?.span_id, server?.spanContext().spanId)
+})
