@@ -2,6 +2,8 @@ import t from 'tap'
 import { register } from 'node:module'
 import { createHash } from 'node:crypto'
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
+import type { IncomingHttpHeaders } from 'node:http'
+import { exportJWK, generateKeyPair } from 'jose'
 import { tracing } from '@opentelemetry/sdk-node'
 import { INSTRUMENTED_MODULES, startTracing } from '../../src/tracing/sdk.js'
 import { flushTraces } from '../../src/tracing/shutdown.js'
@@ -14,6 +16,10 @@ t.teardown(() => flushTraces(5_000))
 
 const { bearer, build, mintToken } = await import('../helper.js')
 const { freshPostgresDatabase } = await import('../support/services.js')
+const { localServer, sendJson } = await import('../local-server.js')
+const { eventually } = await import('../support/eventually.js')
+const grpc = await import('@grpc/grpc-js')
+const { service: healthService } = await import('grpc-health-check')
 
 type ReadableSpan = tracing.ReadableSpan
 const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
@@ -136,4 +142,67 @@ t.test('an error answer: the span records the problem code; access and error lin
   const access = logs().find(line => line.msg === 'request completed' && (line.req as { url: string }).url === '/api/failing')
   t.equal(access?.trace_id, traceId)
   t.equal(access?.span_id, server?.spanContext().spanId)
+})
+
+t.test('outgoing calls made for a request carry its trace: introspection and JWKS', async t => {
+  const seen: Array<{ url: string | undefined, headers: IncomingHttpHeaders }> = []
+  const { privateKey, publicKey } = await generateKeyPair('RS256')
+  const authServer = await localServer(t, async (req, _body, res) => {
+    seen.push({ url: req.url, headers: req.headers })
+    if (req.url === '/jwks') return sendJson(res, 200, { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', use: 'sig', alg: 'RS256' }] })
+    sendJson(res, 200, { active: true, scope: 'candidatos:read', sub: 'ana', exp: Math.floor(Date.now() / 1000) + 600 })
+  })
+  const app = await build(t, { env: { AUTH_JWT_SECRET: '', AUTH_JWKS_URL: `${authServer.url}/jwks`, AUTH_INTROSPECTION_URL: `${authServer.url}/introspect` } })
+  const caller = (traceId: string) => ({ traceparent: `00-${traceId}-${PARENT_ID}-01` })
+
+  const viaJwks = await app.inject({
+    url: '/api/v2/candidatos',
+    headers: { ...caller(TRACE_ID), authorization: `Bearer ${await mintToken({ scope: 'candidatos:read', alg: 'RS256', key: privateKey, header: { kid: 'k1' } })}` }
+  })
+  t.equal(viaJwks.statusCode, 200, viaJwks.body)
+  const otherTrace = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'
+  const viaIntrospection = await app.inject({ url: '/api/v2/candidatos', headers: { ...caller(otherTrace), authorization: 'Bearer opaque-token-1' } })
+  t.equal(viaIntrospection.statusCode, 200, viaIntrospection.body)
+
+  const traceOf = (path: string) => String(seen.find(request => request.url === path)?.headers.traceparent).split('-')[1]
+  t.equal(traceOf('/jwks'), TRACE_ID, 'the JWKS fetch carries the request\'s trace')
+  t.equal(traceOf('/introspect'), otherTrace, 'the introspection call carries the request\'s trace')
+  const clients = exporter.getFinishedSpans().filter(span => span.kind === SpanKind.CLIENT && span.attributes['url.full'] !== undefined)
+  t.same(clients.map(span => span.spanContext().traceId).sort(), [otherTrace, TRACE_ID].sort(), 'each call is a client span in its trace')
+  t.notOk(JSON.stringify(clients.map(span => span.attributes)).includes('opaque-token-1'), 'the token is in no span')
+})
+
+interface HealthClient extends InstanceType<ReturnType<typeof grpc.makeClientConstructor>> {
+  check: (request: { service: string }, metadata: InstanceType<typeof grpc.Metadata>, callback: (error: unknown, response?: { status: string }) => void) => void
+  watch: (request: { service: string }, metadata: InstanceType<typeof grpc.Metadata>) => NodeJS.EventEmitter & { cancel: () => void }
+}
+
+t.test('gRPC health Check and Watch are traced like HTTP, under the caller\'s traceparent', async t => {
+  const app = await build(t, { env: { GRPC_PORT: '0' } })
+  const Client = grpc.makeClientConstructor(healthService, 'grpc.health.v1.Health')
+  const client = new Client(`127.0.0.1:${app.grpcHealthPort}`, grpc.credentials.createInsecure()) as HealthClient
+  t.teardown(() => client.close())
+  const caller = () => {
+    const metadata = new grpc.Metadata()
+    metadata.set('traceparent', `00-${TRACE_ID}-${PARENT_ID}-01`)
+    return metadata
+  }
+
+  await new Promise(resolve => client.check({ service: '' }, caller(), resolve))
+  const stream = client.watch({ service: '' }, caller())
+  stream.on('error', () => {})
+  await new Promise(resolve => stream.once('data', resolve))
+  // A Watch lasts as long as its stream: its span ends when the client cancels it.
+  stream.cancel()
+
+  for (const method of ['Check', 'Watch']) {
+    const span = await eventually(() => {
+      const found = exporter.getFinishedSpans().find(span => span.kind === SpanKind.SERVER && span.name.endsWith(`grpc.health.v1.Health/${method}`))
+      if (found === undefined) throw new Error(`no server span for ${method}`)
+      return found
+    })
+    t.equal(span.spanContext().traceId, TRACE_ID, `${method}: a server span in the caller's trace`)
+    t.equal(parentOf(span), PARENT_ID, `${method}: its parent is the caller's span`)
+    t.equal(span.attributes['rpc.system'], 'grpc')
+  }
 })
