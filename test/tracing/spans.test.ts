@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { register } from 'node:module'
 import { createHash } from 'node:crypto'
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
@@ -29,7 +29,7 @@ const PARENT_ID = '00f067aa0ba902b7'
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
 
 /** The app on a fresh PostgreSQL database (pg is the driver the instrumentation sees), with its log lines. */
-async function tracedApp (t: Parameters<typeof build>[0]) {
+async function tracedApp (t: Test) {
   const url = await freshPostgresDatabase(t)
   if (url === undefined) return undefined
   const lines: string[] = []
