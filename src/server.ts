@@ -25,7 +25,7 @@ function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> }
 
 const STDOUT = 1
 // Left of the shutdown bound after the span flush, for the last log line and the exit.
-const FLUSH_MARGIN_MS = 100
+const FLUSH_MARGIN_MS = 250
 
 async function start (): Promise<void> {
   const { config, https } = readConfig()

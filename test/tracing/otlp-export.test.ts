@@ -1,5 +1,6 @@
 import t from 'tap'
 import { mintToken, uniqueRedisPrefix } from '../helper.js'
+import { localServer } from '../local-server.js'
 import { otlpReceiver } from '../support/otlp-receiver.js'
 import { startServerProcess, untilReady } from '../support/server-process.js'
 import { freshPostgresDatabase, requireService } from '../support/services.js'
@@ -62,4 +63,26 @@ t.test('the server started with the tracing preload exports over OTLP/HTTP, and 
     .find(line => (line.req as { url: string }).url === '/api/v2/candidatos')
   t.equal(access?.trace_id, TRACE_ID, 'the access line names the trace')
   t.equal(access?.span_id, request?.spanId, 'and the request span')
+})
+
+t.test('a collector that never answers cannot hold shutdown past SHUTDOWN_TIMEOUT_MS', async t => {
+  const databaseUrl = await freshPostgresDatabase(t)
+  if (databaseUrl === undefined) return
+  const silent = await localServer(t, () => new Promise<void>(() => {}))
+  const server = await startServerProcess(t, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: silent.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '600000',
+    // The exporter would wait a minute for an answer; shutdown allows 5 s for everything.
+    OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    DATABASE_URL: databaseUrl
+  }, ['--import', './src/tracing/preload.ts'])
+  t.equal((await fetch(`${server.url}/api/v2/vagas`)).status, 401, 'a traced request, its span buffered')
+
+  server.child.kill('SIGTERM')
+  // Past the bound close-with-grace would end the process with 1; the flush gives up in time instead.
+  t.equal(await server.exited, 0, 'exits 0 within the bound')
+  t.ok(silent.hits >= 1, 'the flush was attempted')
+  t.match(server.output(), /"msg":"shut down"/)
 })
