@@ -15,9 +15,10 @@ export function describeRequest (span: Span, request: FastifyRequest): void {
     'url.path': query === -1 ? url : url.slice(0, query),
     'url.scheme': request.protocol,
     'client.address': request.ip,
-    'network.protocol.version': request.raw.httpVersion,
-    'user_agent.original': request.headers['user-agent']
+    'network.protocol.version': request.raw.httpVersion
   })
+  const userAgent = request.headers['user-agent']
+  if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent)
   if (request.apiVersion !== undefined) span.setAttribute('api.version', request.apiVersion)
 }
 

@@ -76,6 +76,9 @@ t.test('a candidato action: one trace, the server span under the caller\'s trace
     'http.response.status_code': 200,
     'url.path': `/api/v2/candidatos/${candidato.id}/candidatar`,
     'url.scheme': 'http',
+    'client.address': '127.0.0.1',
+    'network.protocol.version': '1.1',
+    'user_agent.original': 'lightMyRequest',
     'api.version': '2.0',
     'enduser.pseudo.id': createHash('sha256').update('recrutadora-1').digest('base64url')
   })
@@ -153,6 +156,7 @@ t.test('outgoing calls made for a request carry its trace: introspection and JWK
     sendJson(res, 200, { active: true, scope: 'candidatos:read', sub: 'ana', exp: Math.floor(Date.now() / 1000) + 600 })
   })
   const app = await build(t, { env: { AUTH_JWT_SECRET: '', AUTH_JWKS_URL: `${authServer.url}/jwks`, AUTH_INTROSPECTION_URL: `${authServer.url}/introspect` } })
+  await app.storage.whenReady()
   const caller = (traceId: string) => ({ traceparent: `00-${traceId}-${PARENT_ID}-01` })
 
   const viaJwks = await app.inject({
