@@ -4,6 +4,9 @@
 import { createServer } from 'node:http'
 import { once } from 'node:events'
 
+/** In a scenario's settings, replaced by the URL of the sink the run starts. */
+export const OTLP_SINK = '{otlp-sink}'
+
 export async function startOtlpSink (): Promise<{ url: string, close: () => Promise<void>, received: () => { requests: number, bytes: number } }> {
   let requests = 0
   let bytes = 0

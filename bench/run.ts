@@ -9,9 +9,9 @@ import { availableParallelism, cpus, tmpdir } from 'node:os'
 import { once } from 'node:events'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
 import type { LoadOptions, LoadResult } from './load.js'
-import { startOtlpSink } from './otlp-sink.js'
-import { OTLP_SINK, scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
+import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
 
 const root = resolve(import.meta.dirname, '..')
 const settings = {

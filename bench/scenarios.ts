@@ -3,6 +3,7 @@
 // request. To measure a new route, add an entry here.
 
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
+import { OTLP_SINK } from './otlp-sink.js'
 
 /** What a scenario's setup step may change in the request, once the service is up. */
 export interface PreparedRequest {
@@ -89,9 +90,6 @@ async function seedVaga (baseUrl: string): Promise<{ vagaId: string, candidatoId
   }
   return { vagaId: vaga.id, candidatoId, headers: { authorization: await authorization('candidatos:read vagas:read') } }
 }
-
-/** In a scenario's settings, replaced by the URL of the OTLP sink the run starts (bench/otlp-sink.ts). */
-export const OTLP_SINK = '{otlp-sink}'
 
 // Tracing (README "Tracing"): the service started as the Dockerfile starts it, with the tracing
 // preload, configured by OTEL_* variables: once without an endpoint (so tracing stays off), once
