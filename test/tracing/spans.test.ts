@@ -28,6 +28,14 @@ const PARENT_ID = '00f067aa0ba902b7'
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId
 
+/** Waits until the instance is ready (readiness answers 200), so API requests are served. */
+async function serving (app: Awaited<ReturnType<typeof build>>): Promise<void> {
+  await eventually(async () => {
+    const ready = await app.inject({ url: '/health/ready' })
+    if (ready.statusCode !== 200) throw new Error(`readiness: ${ready.body}`)
+  }, { timeout: 30_000 })
+}
+
 /** The app on a fresh PostgreSQL database (pg is the driver the instrumentation sees), with its log lines. */
 async function tracedApp (t: Test) {
   const url = await freshPostgresDatabase(t)
@@ -38,7 +46,7 @@ async function tracedApp (t: Test) {
     logStream: { write: line => { lines.push(line) } },
     extraRoutes: scope => { scope.get('/api/failing', { config: { apiVersionNeutral: true, scopes: ['candidatos:read'] } }, async () => { throw new Error('the disk is on fire') }) }
   })
-  await app.storage.whenReady()
+  await serving(app)
   return { app, logs: () => lines.map(line => JSON.parse(line) as Record<string, unknown>) }
 }
 
@@ -156,7 +164,7 @@ t.test('outgoing calls made for a request carry its trace: introspection and JWK
     sendJson(res, 200, { active: true, scope: 'candidatos:read', sub: 'ana', exp: Math.floor(Date.now() / 1000) + 600 })
   })
   const app = await build(t, { env: { AUTH_JWT_SECRET: '', AUTH_JWKS_URL: `${authServer.url}/jwks`, AUTH_INTROSPECTION_URL: `${authServer.url}/introspect` } })
-  await app.storage.whenReady()
+  await serving(app)
   const caller = (traceId: string) => ({ traceparent: `00-${traceId}-${PARENT_ID}-01` })
 
   const viaJwks = await app.inject({
