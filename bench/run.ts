@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
 import type { LoadOptions, LoadResult } from './load.js'
 import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
+import { SHIPPED_NODE_OPTIONS } from './node-options.js'
 
 const root = resolve(import.meta.dirname, '..')
 const settings = {
@@ -84,7 +85,7 @@ async function waitFor (baseUrl: string, path: string, status = 200, timeoutMs =
 
 // The V8 flags the service runs with (`npm start`, the Dockerfile's NODE_OPTIONS). Both servers get
 // them, so the ratio compares the applications and not their heap settings.
-const SERVER_NODE_FLAGS = ['--max-semi-space-size=64']
+const SERVER_NODE_FLAGS = SHIPPED_NODE_OPTIONS.split(/\s+/)
 
 async function startServer (name: string, pinning: Pinning, args: string[], env: Record<string, string>): Promise<Server> {
   const [file, argv] = command(pinning.server, [...SERVER_NODE_FLAGS, ...args])

@@ -4,7 +4,6 @@ import formbody from '@fastify/formbody'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, preValidationHookHandler } from 'fastify'
 import { insufficientScopeProblem, invalidRequestProblem, invalidTokenProblem, missingTokenProblem, type ChallengeSettings } from '../src/auth/challenge.js'
 import { buildTokenVerifier } from '../src/auth/build-verifier.js'
-import { createMemoryDenyList, createRedisDenyList, type DenyList } from '../src/auth/deny-list.js'
 import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError } from '../src/auth/errors.js'
 import type { Principal } from '../src/auth/principal.js'
 import { securityRequirement } from '../src/auth/openapi-security.js'
@@ -29,8 +28,6 @@ declare module 'fastify' {
     requireScopes: (...scopes: string[]) => preValidationHookHandler
     /** Every scope some route declares, for the protected-resource metadata and the documents. */
     declaredScopes: ReadonlySet<string>
-    /** Revoked token ids: in Redis when REDIS_URL is set, else in this process. */
-    tokenDenyList: DenyList
   }
 }
 
@@ -67,11 +64,8 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     resourceMetadata: config.AUTH_RESOURCE_URL === undefined ? undefined : protectedResourceMetadataUrl(config.AUTH_RESOURCE_URL)
   }
 
-  const denyList = fastify.redis === null ? createMemoryDenyList() : createRedisDenyList(fastify.redis)
-  fastify.decorate('tokenDenyList', denyList)
-
   const { verify: verifyToken, keys } = buildTokenVerifier(config, {
-    denyList,
+    denyList: fastify.tokenDenyList,
     onDependencyError: (what, error) => fastify.log.warn({ dependency: what, cause: error.message }, 'token check dependency failed')
   })
   if (keys.kind === 'development') {
@@ -145,4 +139,4 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'redis'] })
+export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'deny-list'] })

@@ -1,7 +1,23 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify'
 
 import '../src/http/route-config.js'
+
+/**
+ * The handler, except that what it returns or throws after the timeout has already answered is
+ * dropped: Fastify would otherwise try to send it too and log "Reply was already sent" (or log the
+ * late error) for every timed-out request.
+ */
+function droppingLateResults (handler: RouteHandlerMethod): RouteHandlerMethod {
+  return function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const result = handler.call(this, request, reply) as unknown
+    if (!(result instanceof Promise)) return result
+    return result.then(
+      payload => reply.sent ? undefined : payload,
+      (error: unknown) => { if (!reply.sent) throw error }
+    )
+  } as RouteHandlerMethod
+}
 
 /**
  * HANDLER_TIMEOUT on every route that may wait on I/O: past it the request answers 503 `HandlerTimeout`
@@ -11,8 +27,14 @@ import '../src/http/route-config.js'
 async function handlerTimeout (fastify: FastifyInstance): Promise<void> {
   const limit = fastify.config.HANDLER_TIMEOUT
   if (limit === 0) return
+  const wrapped = new WeakSet<RouteHandlerMethod>()
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (route.handlerTimeout === undefined && route.config?.instant !== true) route.handlerTimeout = limit
+    // A GET route's options come back for its HEAD route: its handler is wrapped once.
+    if (route.handlerTimeout !== undefined && !wrapped.has(route.handler)) {
+      route.handler = droppingLateResults(route.handler)
+      wrapped.add(route.handler)
+    }
   })
 }
 

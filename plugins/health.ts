@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createHealthRegistry, type CheckOptions, type CheckResult, type HealthCheck, type ProbeTag } from '../src/health/registry.js'
-import { worstOf, type HealthStatus } from '../src/health/status.js'
+import { createLifecycle, type Lifecycle } from '../src/health/lifecycle.js'
+import { httpStatusOf, worstOf, type HealthStatus } from '../src/health/status.js'
 
 export interface ProbeResult {
   status: HealthStatus
@@ -24,8 +25,10 @@ export interface Health {
   runAll: (names?: string[]) => Promise<CheckResult[]>
   /** Readiness from the results of the background refresh: never waits, never touches a dependency. */
   readiness: () => ProbeResult
-  /** Starting until every startup check has been Healthy once, then Healthy for good. */
+  /** Starting until boot is over (every startup check Healthy once), then Healthy for good. */
   startup: () => HealthStatus
+  /** booting -> started -> serving -> draining: what the probes, admission and shutdown read. */
+  lifecycle: Pick<Lifecycle, 'phase' | 'entered' | 'reached'>
   /** The process alone: is its event loop responsive? */
   liveness: () => ProbeResult & { eventLoopDelayMs: number }
   /** Runs the ready and startup checks now (the background refresh does this on an interval). */
@@ -52,8 +55,7 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
   const registry = createHealthRegistry({ timeout: config.HEALTH_CHECK_TIMEOUT_MS, cacheTtl: config.HEALTH_CACHE_TTL_MS }, log)
   const interval = config.HEALTH_REFRESH_INTERVAL_MS
 
-  let started = false
-  let shuttingDown = false
+  const lifecycle = createLifecycle(phase => { log.info({ phase }, `lifecycle: ${phase}`) })
   let closed = false
   let timer: NodeJS.Timeout | undefined
   let lastReadiness: HealthStatus | undefined
@@ -74,7 +76,8 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
 
   function readiness (): ProbeResult {
     const checks: Record<string, HealthStatus> = {}
-    const weights: HealthStatus[] = [shuttingDown || !started ? 'NotReady' : 'Healthy']
+    const phase = lifecycle.phase()
+    const weights: HealthStatus[] = [phase === 'booting' || phase === 'draining' ? 'NotReady' : 'Healthy']
     for (const name of registry.names('ready')) {
       const { own, effective } = currentStatus(name)
       checks[name] = own
@@ -87,21 +90,24 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
     const status = readiness().status
     if (status === lastReadiness) return
     lastReadiness = status
+    // Business routes take work from the first moment readiness answers 200.
+    if (httpStatusOf(status) === 200) lifecycle.advance('serving')
     for (const listener of readinessListeners) listener(status)
   }
 
+  // Startup is the boot phase only: a dependency that is down keeps readiness 503, never startup.
   function updateStartup (): void {
-    if (started) return
+    if (lifecycle.entered('started')) return
     const pending = registry.names('startup').filter(name => registry.latest(name)?.status !== 'Healthy')
-    if (pending.length === 0) {
-      started = true
-      log.info('startup complete')
-    }
+    if (pending.length === 0) lifecycle.advance('started')
   }
 
   async function refresh (): Promise<void> {
-    await Promise.all(backgroundNames().map(name => registry.run(name)))
+    const runs = Promise.all(backgroundNames().map(name => registry.run(name)))
+    // The startup checks share the runs above (single flight); boot ends without waiting for a dependency.
+    await Promise.all(registry.names('startup').map(name => registry.run(name)))
     updateStartup()
+    await runs
     announceReadiness()
   }
 
@@ -119,7 +125,8 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
     latest: registry.latest,
     runAll: names => Promise.all((names ?? registry.names()).map(name => registry.run(name))),
     readiness,
-    startup: () => started ? 'Healthy' : 'Starting',
+    startup: () => lifecycle.entered('started') ? 'Healthy' : 'Starting',
+    lifecycle,
     liveness () {
       const eventLoopDelayMs = Math.round(fastify.memoryUsage().eventLoopDelay)
       const eventLoop: HealthStatus = eventLoopDelayMs > config.LIVENESS_MAX_EVENT_LOOP_DELAY_MS ? 'Unhealthy' : 'Healthy'
@@ -127,9 +134,8 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
     },
     refresh,
     beginShutdown () {
-      if (shuttingDown) return
-      shuttingDown = true
-      log.info('readiness is NotReady: shutting down')
+      if (lifecycle.phase() === 'draining') return
+      lifecycle.advance('draining')
       announceReadiness()
     },
     onReadinessChange: listener => { readinessListeners.push(listener) },

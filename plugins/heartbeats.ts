@@ -19,23 +19,13 @@ declare module 'fastify' {
 }
 
 const REDIS_KEY = 'heartbeats'
-// Reads stay well inside the workers check's time limit, so a Redis that is down falls back to local.
-const REDIS_WRITE_TIMEOUT_MS = 1000
-const REDIS_READ_TIMEOUT_MS = 500
 // An instance silent this long is forgotten: it was scaled away, not lost.
 const FORGET_AFTER_MS = 24 * 60 * 60 * 1000
-
-function withTimeout<T> (promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('redis did not answer in time')), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
 
 /**
  * Known worker instances and the `workers` dependency. With Redis every instance of the service sees
  * every heartbeat; when Redis is down (or unset) the heartbeats this instance received are used.
+ * The client's command timeout bounds every Redis call, and while Redis is down calls fail at once.
  */
 async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
   const { redis, config } = fastify
@@ -52,7 +42,7 @@ async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
       forgetOld(Date.now())
       if (redis === null) return
       try {
-        await withTimeout(redis.hset(REDIS_KEY, instanceKey(heartbeat), JSON.stringify(heartbeat)), REDIS_WRITE_TIMEOUT_MS)
+        await redis.hset(REDIS_KEY, instanceKey(heartbeat), JSON.stringify(heartbeat))
       } catch (error) {
         log.warn(logCause(error), 'heartbeat kept locally: redis is unavailable')
       }
@@ -60,7 +50,7 @@ async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
     async list () {
       if (redis === null) return [...local.values()]
       try {
-        const stored = await withTimeout(redis.hgetall(REDIS_KEY), REDIS_READ_TIMEOUT_MS)
+        const stored = await redis.hgetall(REDIS_KEY)
         const now = Date.now()
         const shared: Heartbeat[] = []
         for (const [key, text] of Object.entries(stored)) {

@@ -71,6 +71,10 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
   const exemptPrefixes = opts.uriRuleExemptPrefixes ?? DEFAULT_EXEMPT_PREFIXES
   const routes = createRouteTable()
 
+  // Request bodies are JSON. Fastify parses text/plain by default, which would hand a JSON route a
+  // string to fail validation (400); without the parser it is refused with 415 like any other type.
+  fastify.removeContentTypeParser('text/plain')
+
   // Which answers may be cached is known per route; the flag is set by a hook on those routes only.
   fastify.decorateRequest('cacheable', false)
   fastify.addHook('onRoute', (route: RouteOptions) => {

@@ -4,7 +4,10 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { documentInfo, tagObjects } from '../src/openapi/document-info.js'
 import { documentedPath, documentGroups, type DocumentGroup } from '../src/openapi/groups.js'
-import { BEARER_SCHEME, dropUnusedBearerScheme, operationSchema, shareProblemSchema } from '../src/openapi/operation.js'
+import { securitySchemes } from '../src/auth/openapi-security.js'
+import { dropUnusedSecuritySchemes, operationSchema } from '../src/openapi/operation.js'
+import { shareProblemSchema } from '../src/openapi/problems.js'
+import { serveDocument } from '../src/openapi/served-document.js'
 
 type OpenApiDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { tags?: string[] }>> }
 
@@ -36,11 +39,8 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
         openapi: '3.1.0',
         info: documentInfo(group, table, vendorName),
         servers: [{ url: '/', description: 'This service' }],
-        components: {
-          securitySchemes: {
-            [BEARER_SCHEME]: { type: 'http', scheme: 'bearer', description: 'An OAuth 2.0 access token; each operation lists the scopes it needs' }
-          }
-        }
+        // The schemes' names are needed while operations are built; their scopes are filled in below.
+        components: { securitySchemes: securitySchemes(fastify.config.AUTH_TOKEN_URL, []) }
       },
       transform ({ schema, route }) {
         const path = documentedPath(group, route as RouteOptions)
@@ -51,7 +51,9 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
       transformObject (documents) {
         const document = (documents as unknown as { openapiObject: OpenApiDocument }).openapiObject
         const used = Object.values(document.paths ?? {}).flatMap(operations => Object.values(operations).flatMap(operation => operation.tags ?? []))
-        return dropUnusedBearerScheme(shareProblemSchema({ ...document, tags: tagObjects(used) })) as never
+        // The scopes are known once every route is declared: the same set the RFC 9728 metadata lists.
+        const components = { ...(document.components as object | undefined), securitySchemes: securitySchemes(fastify.config.AUTH_TOKEN_URL, fastify.declaredScopes) }
+        return dropUnusedSecuritySchemes(shareProblemSchema({ ...document, components, tags: tagObjects(used) })) as never
       }
     })
   }
@@ -74,7 +76,12 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
       const document = () => fastify.openapiDocument(group.name)
       // @fastify/swagger-ui always reads the nearest `swagger()`: this scope's is this group's document.
       scope.decorate('swagger', document as never)
-      scope.get(group.documentPath, HIDDEN, async () => document())
+      // The document, and the UI's own copy of it at `json`, are served from one serialized buffer.
+      const sendDocument = serveDocument(document)
+      scope.addHook('onRoute', route => {
+        if (route.url === `${group.docsPath}/json`) route.handler = sendDocument
+      })
+      scope.get(group.documentPath, { ...HIDDEN, config: { cacheable: true } }, sendDocument)
       await scope.register(swaggerUi, {
         routePrefix: group.docsPath,
         // Passed to Swagger UI as is; its type here omits `urls.primaryName`.
@@ -88,4 +95,4 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
   }
 }
 
-export default fp(openapi, { name: 'openapi', fastify: '5.x', dependencies: ['config', 'api-versioning'] })
+export default fp(openapi, { name: 'openapi', fastify: '5.x', dependencies: ['config', 'api-versioning', 'bearer-auth', 'rate-limit'] })

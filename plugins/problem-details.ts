@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from '../src/http/problem.js'
 import { isDatabaseUnavailable } from '../src/storage/errors.js'
+import { createRefusalLog } from '../src/logging/refusal-log.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -69,7 +70,11 @@ export function toProblem (error: FastifyError | Problem): Problem {
 }
 
 async function problemDetails (fastify: FastifyInstance): Promise<void> {
+  const refusals = createRefusalLog(fastify.log.child({ component: 'refusals' }), fastify.config.REFUSED_LOG_INTERVAL_MS)
+  fastify.addHook('onClose', async () => { refusals.close() })
+
   fastify.decorateReply('sendProblem', function (this: FastifyReply, problem: Problem) {
+    if (problem.status === 503) refusals.count(problem.fields.code ?? 'ServiceUnavailable')
     const headers = problem.fields.headers
     if (headers !== undefined) this.headers(headers)
     return this.code(problem.status)
@@ -79,6 +84,9 @@ async function problemDetails (fastify: FastifyInstance): Promise<void> {
 
   fastify.setErrorHandler(function handleError (error: FastifyError | Problem, request, reply) {
     const problem = toProblem(error)
+    // A 503 with Retry-After is a refusal the service chose (a dependency down, out of time): sendProblem
+    // counts it, so an outage under load writes a count per interval, not a line and stack per request.
+    if (problem.status === 503 && problem.fields.headers?.['retry-after'] !== undefined) return reply.sendProblem(problem)
     if (problem.status >= 500) {
       request.log.error({ err: error }, 'request failed')
     } else {
@@ -88,4 +96,4 @@ async function problemDetails (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(problemDetails, { name: 'problem-details', fastify: '5.x' })
+export default fp(problemDetails, { name: 'problem-details', fastify: '5.x', dependencies: ['config'] })

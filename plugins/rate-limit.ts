@@ -11,8 +11,6 @@ function isProbe (url: string): boolean {
   return url === '/ping' || url === '/health' || url.startsWith('/health/')
 }
 
-// A Redis slower than this counts the request locally rather than holding it.
-const REDIS_TIMEOUT_MS = 200
 // After Redis failed, count locally this long before asking it again.
 const REDIS_RETRY_AFTER_MS = 2_000
 
@@ -51,7 +49,6 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
   const counters = new SharedCounters({
     redis: fastify.redis,
     namespace: 'rate-limit:',
-    redisTimeoutMs: REDIS_TIMEOUT_MS,
     retryAfterMs: REDIS_RETRY_AFTER_MS,
     onFallback: () => fastify.log.warn('rate limiting counts in this process only until redis answers again'),
     onRestored: () => fastify.log.info('rate limiting is shared through redis again')

@@ -21,7 +21,7 @@ function retryDelay (attempt: number): number {
 const QUIT_TIMEOUT_MS = 1_000
 
 async function redisPlugin (fastify: FastifyInstance): Promise<void> {
-  const { REDIS_URL: url, REDIS_KEY_PREFIX: keyPrefix } = fastify.config
+  const { REDIS_URL: url, REDIS_KEY_PREFIX: keyPrefix, REDIS_COMMAND_TIMEOUT_MS } = fastify.config
   if (url === undefined) {
     fastify.decorate('redis', null)
     return
@@ -29,11 +29,19 @@ async function redisPlugin (fastify: FastifyInstance): Promise<void> {
 
   const client = new Redis(url, {
     keyPrefix,
-    // Connect on the first command, so a Redis that is down never delays or stops start-up.
     lazyConnect: true,
     connectTimeout: 2_000,
-    // One retry per command, then the command rejects instead of waiting for Redis to return.
-    maxRetriesPerRequest: 1,
+    // No command waits on Redis longer than this. A connection silent that long with a command
+    // outstanding is Redis hung: it is dropped, so the next commands fail at once instead of each
+    // waiting out its timeout, and the ready check of each reconnection (INFO, under the same
+    // timeout) keeps it down until Redis answers again.
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    socketTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    // While Redis is known to be down, commands fail at once instead of queueing for its return,
+    // and none is sent again after a reconnect (a request has long been answered by then).
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
     retryStrategy: retryDelay
   })
 
@@ -52,6 +60,10 @@ async function redisPlugin (fastify: FastifyInstance): Promise<void> {
   })
 
   fastify.decorate('redis', client)
+
+  // The first connection is waited for, so shared state can be loaded before traffic arrives; a Redis
+  // that is down fails this at once (hung: within the connect or command timeout) and start-up goes on.
+  await client.connect().catch(() => {})
 
   fastify.addHook('onClose', async () => {
     if (client.status === 'ready') {

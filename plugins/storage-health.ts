@@ -5,12 +5,12 @@ import type { StorageState } from './storage.js'
 
 // What the storage's own state says before any query is tried.
 const NOT_READY: Record<Exclude<StorageState, 'ready'>, HealthStatus> = {
-  starting: 'Starting',
+  starting: 'NotReady',
   unavailable: 'Unhealthy',
   closed: 'NotReady'
 }
 
-/** The `database` and `migrations` checks: readiness needs both, startup needs the migrations. */
+/** The `database` and `migrations` checks: readiness needs both; startup (the boot phase) needs neither. */
 async function storageHealth (fastify: FastifyInstance): Promise<void> {
   const { storage, health } = fastify
 
@@ -25,9 +25,9 @@ async function storageHealth (fastify: FastifyInstance): Promise<void> {
   health.register('migrations', () => {
     const state = storage.state()
     return state === 'ready' ? 'Healthy' : NOT_READY[state]
-  }, { tags: ['ready', 'startup', 'deep'], critical: true })
+  }, { tags: ['ready', 'deep'], critical: true })
 
-  // Boot finishes the moment the migrations are applied, not at the next refresh.
+  // Readiness turns Healthy the moment the migrations are applied, not at the next refresh.
   fastify.addHook('onReady', async () => {
     storage.whenReady().then(() => health.refresh()).catch(() => {})
   })

@@ -31,13 +31,23 @@ async function loadShedding (fastify: FastifyInstance): Promise<void> {
   // Without limits of its own under-pressure only samples, and adds no hook.
   await fastify.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS, eventLoopUtilizationMode: 'interval' })
 
-  // The first event-loop samples measure start-up itself (modules loading, schemas compiling, the
-  // embedded database opening), not load: a fresh instance must not shed its first requests for it.
+  // Nothing is shed until the instance first turns ready: until then business routes answer `Starting`
+  // (plugins/starting-gate.ts), and the event-loop samples measure start-up itself (modules loading,
+  // schemas compiling, the database opening, migrations), not load. Event-loop readings count from two
+  // samples later, so a fresh instance never sheds its first requests for its own start-up work.
+  // (The health plugin is registered after this one: its lifecycle is read once every plugin is loaded.)
+  let serving = false
   let loopReadingsCountFrom = Infinity
-  fastify.addHook('onReady', async () => { loopReadingsCountFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS })
+  fastify.addHook('onReady', async () => {
+    fastify.health.lifecycle.reached('serving').then(() => {
+      serving = true
+      loopReadingsCountFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS
+    }, () => {})
+  })
 
   /** The measure past its limit, if any. */
   function pressure (): string | undefined {
+    if (!serving) return undefined
     const now = fastify.memoryUsage()
     const loopCounts = Date.now() >= loopReadingsCountFrom
     if (config.SHED_MAX_HEAP_USED_BYTES > 0 && now.heapUsed > config.SHED_MAX_HEAP_USED_BYTES) return TYPE_HEAP_USED_BYTES

@@ -16,6 +16,7 @@ const oauthProtectedResource: FastifyPluginAsyncTypebox = async (fastify) => {
     config: { cacheable: true },
     schema: {
       summary: 'Protected resource metadata (RFC 9728)',
+      description: 'How to get a token for this service: the authorization servers, every scope some operation requires, and where a token may be sent.',
       tags: ['auth'],
       response: { 200: Metadata }
     }

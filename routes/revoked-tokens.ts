@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Problem } from '../src/http/problem.js'
+import { problemResponse } from '../src/openapi/problems.js'
 
 const Params = Type.Object({ jti: Type.String({ pattern: '^[A-Za-z0-9._~:-]{1,200}$', description: 'The revoked token\'s jti claim' }) })
 const Revocation = Type.Object({
@@ -26,7 +27,7 @@ const revokedTokens: FastifyPluginAsyncTypebox = async (fastify) => {
       tags: ['auth'],
       params: Params,
       body: Type.Optional(RevokeBody),
-      response: { 200: Revocation }
+      response: { 200: Revocation, 400: problemResponse('AlreadyExpired') }
     }
   }, async (request) => {
     const expiresAt = request.body?.expiresAt === undefined
@@ -43,6 +44,7 @@ const revokedTokens: FastifyPluginAsyncTypebox = async (fastify) => {
     config: { scopes: ['tokens:revoke'] },
     schema: {
       summary: 'Whether a jti is revoked',
+      description: 'Answers 200 while the token with this jti is refused, 404 when it is not revoked (or its entry has expired).',
       tags: ['auth'],
       params: Params,
       response: { 200: Type.Object({ jti: Type.String() }) }

@@ -21,6 +21,10 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 2000, description: 'milliseconds a query may wait for a pooled connection before the request answers 503, from 100 to 600000' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
   REDIS_KEY_PREFIX: Type.String({ default: 'recrutamento:', pattern: '^[A-Za-z0-9:_.-]{0,64}$', description: 'a key prefix of up to 64 characters from A-Za-z0-9:_.-' }),
+  // Every Redis command gives up after this long; while Redis is down or hung, commands fail at once.
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 60000, default: 100, description: 'milliseconds a Redis command may take before it fails, from 10 to 60000' }),
+  // The local replica of the revocation list is reloaded from Redis this often, besides pub/sub updates.
+  REVOCATION_RESYNC_INTERVAL_MS: Type.Integer({ minimum: 1000, maximum: 3600000, default: 30000, description: 'milliseconds between full reloads of the revocation list from Redis, from 1000 to 3600000' }),
   BODY_LIMIT: Type.Integer({ minimum: 1024, maximum: 104857600, default: 1048576, description: 'a byte count from 1024 to 104857600' }),
   // Limits on one request and one connection; every value is in bytes or milliseconds.
   HEADER_LIMIT: Type.Integer({ minimum: 1024, maximum: 1048576, default: 16384, description: 'the largest request head (request line and headers) in bytes, from 1024 to 1048576' }),
@@ -28,6 +32,10 @@ export const ConfigSchema = Type.Object({
   KEEP_ALIVE_TIMEOUT: Type.Integer({ minimum: 1, maximum: 3600000, default: 72000, description: 'milliseconds an idle keep-alive connection stays open, from 1 to 3600000' }),
   CONNECTION_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 120000, description: 'milliseconds of socket inactivity before the connection is closed, from 0 (no limit) to 3600000' }),
   HANDLER_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 10000, description: 'milliseconds a request may take from routing to answer before it gets a 503, from 0 (no limit) to 3600000' }),
+  // What one connection may make the server hold (pipelined requests, unsent answers): README "Limits".
+  MAX_PIPELINED_REQUESTS: Type.Integer({ minimum: 1, maximum: 1000, default: 16, description: 'requests of one connection handled at once, from 1 to 1000' }),
+  MAX_UNSENT_BYTES_PER_CONNECTION: Type.Integer({ minimum: 16384, maximum: 1073741824, default: 1048576, description: 'response bytes one connection may have waiting to be sent, from 16384 to 1073741824' }),
+  UNSENT_DRAIN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'milliseconds a connection over MAX_UNSENT_BYTES_PER_CONNECTION has to fall back under it before it is reset, from 100 to 600000' }),
   // Rate limiting per token subject, else per client address; shared through Redis when REDIS_URL is set.
   RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1000000, default: 600, description: 'requests allowed per caller and window, from 0 (rate limiting off) to 1000000' }),
   RATE_LIMIT_WINDOW: Type.Integer({ minimum: 1000, maximum: 86400000, default: 60000, description: 'length of the rate-limit window in milliseconds, from 1000 to 86400000' }),
@@ -45,6 +53,8 @@ export const ConfigSchema = Type.Object({
   AUTH_INTROSPECTION_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, description: 'the client secret for the introspection endpoint' })),
   AUTH_INTROSPECTION_CACHE: Type.Integer({ minimum: 0, maximum: 300, default: 30, description: 'seconds an introspection answer is reused at most (never past exp), from 0 to 300' }),
   AUTH_RESOURCE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$', description: 'the origin this service is reached at, e.g. https://api.example.com (RFC 9728 resource)' })),
+  // Where clients get tokens, named by the oauth2 scheme of the OpenAPI documents.
+  AUTH_TOKEN_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', description: 'the authorization server\'s token endpoint, e.g. https://auth.example.com/oauth/token' })),
   AUTH_ALLOW_INSECURE_HTTP: Type.Boolean({ default: false, description: 'true or false: accept tokens over plain HTTP from any client (only behind a TLS-terminating network you trust)' }),
   AUTH_CLOCK_TOLERANCE: Type.Integer({ minimum: 0, maximum: 300, default: 5, description: 'seconds of clock skew allowed on exp and nbf, from 0 to 300' }),
   AUTH_QUERY_TOKEN: Type.Boolean({ default: true, description: 'true or false: accept the access_token query parameter' }),
@@ -61,6 +71,8 @@ export const ConfigSchema = Type.Object({
   SHED_RETRY_AFTER_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'seconds from 1 to 3600' }),
   SHUTDOWN_DRAIN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120000, default: 0, description: 'milliseconds from 0 to 120000' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300000, default: 10000, description: 'milliseconds from 100 to 300000' }),
+  // Logs during an outage: refused requests (503 problems) are counted and logged once per interval.
+  REFUSED_LOG_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
   GRPC_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer port from 0 to 65535' })),
   HEARTBEAT_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
   HEARTBEAT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'a bearer token with the heartbeat:write scope' })),

@@ -54,7 +54,9 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     // Opening the embedded database and compiling the schemas of every route can take seconds on a busy machine.
     pluginTimeout: 30_000,
-    return503OnClosing: true,
+    // Shutdown (plugins/connection-drain.ts): a request that reaches a closing server is still answered,
+    // with `Connection: close`, never refused with Fastify's plain 503.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // API versions: `/api/v2/x` reaches the route declared at `/api/x`, with version 2.0.
     rewriteUrl: rewriteVersionedUrl,

@@ -33,7 +33,7 @@ const probes: FastifyPluginAsyncTypebox = async (fastify) => {
     ...PROBE_ROUTE,
     schema: healthRouteSchema({
       summary: 'Startup: has boot finished?',
-      description: '`Starting` until the migrations are applied and warm-up is done, then `Healthy` for good.'
+      description: '`Starting` during boot only (settings read, plugins loaded, listening), then `Healthy` for good. A dependency that is down keeps readiness 503, never startup.'
     }, StatusOnly)
   }, async (_request, reply) => {
     const status = health.startup()

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { Problem } from '../../src/http/problem.js'
+import { problemResponse } from '../../src/openapi/problems.js'
 
 const HeartbeatMessage = Type.Object({
   service: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'Name of the emitting service or worker' }),
@@ -24,7 +25,7 @@ const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
       description: 'Pushed periodically by workers. An instance silent for longer than its interval times HEARTBEAT_TOLERANCE is reported Unhealthy under the `workers` dependency.',
       tags: ['health'],
       body: HeartbeatMessage,
-      response: { 204: Type.Null({ description: 'Recorded' }) }
+      response: { 204: Type.Null({ description: 'Recorded' }), 400: problemResponse('TimestampInFuture') }
     }
   }, async (request, reply) => {
     const { service, instanceId, status, timestamp, intervalMs } = request.body

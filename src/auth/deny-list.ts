@@ -1,6 +1,3 @@
-import type { Redis } from 'ioredis'
-import { TokenCheckUnavailableError } from './errors.js'
-
 /** Revoked token ids (`jti`), each kept until the token would have expired anyway. */
 export interface DenyList {
   readonly kind: 'redis' | 'memory'
@@ -9,47 +6,43 @@ export interface DenyList {
   revoke: (jti: string, expiresAt: number) => Promise<void>
 }
 
-const KEY = (jti: string) => `revoked-jti:${jti}`
-const USABLE_STATES = new Set(['ready', 'wait', 'connecting', 'connect'])
+/** Token ids with their expiry (seconds since the epoch), held in this process. */
+export class RevokedIds {
+  readonly #until = new Map<string, number>()
 
-/** Shared by every instance through Redis. When Redis cannot answer, tokens are not trusted (503). */
-export function createRedisDenyList (redis: Redis): DenyList {
-  return {
-    kind: 'redis',
-    async isRevoked (jti) {
-      // A connection that is down answers at once instead of holding every request for a retry; one
-      // still being opened (the first commands after start) is worth its short connect timeout.
-      if (!USABLE_STATES.has(redis.status)) throw new TokenCheckUnavailableError('the revocation list is unreachable')
-      try {
-        return await redis.exists(KEY(jti)) === 1
-      } catch {
-        throw new TokenCheckUnavailableError('the revocation list is unreachable')
-      }
-    },
-    async revoke (jti, expiresAt) {
-      const seconds = Math.max(1, Math.ceil(expiresAt - Date.now() / 1000))
-      await redis.set(KEY(jti), '1', 'EX', seconds)
-    }
+  get size (): number {
+    return this.#until.size
+  }
+
+  has (jti: string, now = Date.now() / 1000): boolean {
+    const until = this.#until.get(jti)
+    if (until === undefined) return false
+    if (until > now) return true
+    this.#until.delete(jti)
+    return false
+  }
+
+  add (jti: string, expiresAt: number): void {
+    this.#until.set(jti, Math.max(expiresAt, this.#until.get(jti) ?? 0))
+  }
+
+  /** Forgets what has expired, so the map stays as small as the set of live revoked tokens. */
+  forgetExpired (now = Date.now() / 1000): void {
+    for (const [jti, until] of this.#until) if (until <= now) this.#until.delete(jti)
   }
 }
 
 /** One process only: right for a single instance and for development. */
 export function createMemoryDenyList (): DenyList {
-  const revoked = new Map<string, number>()
+  const revoked = new RevokedIds()
   return {
     kind: 'memory',
     async isRevoked (jti) {
-      const until = revoked.get(jti)
-      if (until === undefined) return false
-      if (until * 1000 > Date.now()) return true
-      revoked.delete(jti)
-      return false
+      return revoked.has(jti)
     },
     async revoke (jti, expiresAt) {
-      // Forget what has expired, so the map stays as small as the set of live revoked tokens.
-      const now = Date.now() / 1000
-      for (const [id, until] of revoked) if (until <= now) revoked.delete(id)
-      revoked.set(jti, expiresAt)
+      revoked.forgetExpired()
+      revoked.add(jti, expiresAt)
     }
   }
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { logCause } from './log-cause.js'
-import { asNonCritical, type HealthStatus } from './status.js'
+import { asNonCritical, httpStatusOf, type HealthStatus } from './status.js'
 
 /** The probes a check can take part in. Liveness never includes a registered check. */
 export type ProbeTag = 'ready' | 'startup' | 'deep'
@@ -62,6 +62,7 @@ export interface RegistryDefaults {
 
 export interface RegistryLog {
   warn: (obj: object, msg: string) => void
+  info: (obj: object, msg: string) => void
 }
 
 export type ResultListener = (result: CheckResult) => void
@@ -74,6 +75,9 @@ function normalise (outcome: CheckOutcome): CheckReport {
   return outcome
 }
 
+// Still waiting for its first connection (NotReady, Starting) is not a failure to report.
+const FAILED: ReadonlySet<HealthStatus> = new Set(['Unhealthy', 'Timeout', 'Unknown'])
+
 /**
  * Named checks with per-check timeouts, result caching and single flight: however many callers ask
  * at once, a check has at most one run in flight and runs at most once per cacheTtl.
@@ -82,7 +86,19 @@ export function createHealthRegistry (defaults: RegistryDefaults, log: RegistryL
   const entries = new Map<string, Entry>()
   const listeners: ResultListener[] = []
 
-  function record (entry: Entry, report: CheckReport, started: number): CheckResult {
+  /**
+   * One line when a check's dependency is lost (with the cause's name and code) and one when it is
+   * back: an outage writes two lines, however often the check runs meanwhile.
+   */
+  function logChange (name: string, was: HealthStatus | undefined, now: HealthStatus, cause: object): void {
+    if (httpStatusOf(now) === 200) {
+      if (was !== undefined && httpStatusOf(was) !== 200) log.info({ check: name, status: now, was }, 'dependency back')
+    } else if (FAILED.has(now) && (was === undefined || !FAILED.has(was))) {
+      log.warn({ check: name, status: now, ...cause }, 'dependency lost')
+    }
+  }
+
+  function record (entry: Entry, report: CheckReport, started: number, cause: object = {}): CheckResult {
     const result: CheckResult = {
       name: entry.name,
       status: report.status,
@@ -92,6 +108,7 @@ export function createHealthRegistry (defaults: RegistryDefaults, log: RegistryL
       checkedAt: Date.now(),
       ...(report.details !== undefined && { details: report.details })
     }
+    logChange(entry.name, entry.last?.status, result.status, cause)
     entry.last = result
     for (const listener of listeners) listener(result)
     return result
@@ -101,20 +118,21 @@ export function createHealthRegistry (defaults: RegistryDefaults, log: RegistryL
     const started = performance.now()
     const controller = new AbortController()
     let timer: NodeJS.Timeout | undefined
+    let cause: object = {}
     const outOfTime = new Promise<CheckReport>(resolve => {
       timer = setTimeout(() => {
         controller.abort()
-        log.warn({ check: entry.name, timeoutMs: entry.timeout }, 'health check timed out')
+        cause = { timeoutMs: entry.timeout }
         resolve({ status: 'Timeout' })
       }, entry.timeout)
     })
     const work = (async () => entry.check(controller.signal))().then(normalise, (error: unknown) => {
-      log.warn({ check: entry.name, ...logCause(error) }, 'health check failed')
+      cause = logCause(error)
       return { status: 'Unhealthy' as const }
     })
     return Promise.race([work, outOfTime]).then(report => {
       clearTimeout(timer)
-      return record(entry, report, started)
+      return record(entry, report, started, cause)
     })
   }
 

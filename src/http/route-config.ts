@@ -14,6 +14,8 @@ declare module 'fastify' {
     instant?: boolean
     /** Polled by balancers and orchestrators (/ping, the health probes): no trace spans unless TRACE_PROBES. */
     probe?: boolean
+    /** The route needs the database: it answers 503 `DatabaseUnavailable` while the database is down. */
+    database?: true
   }
 }
 

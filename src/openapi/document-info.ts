@@ -3,6 +3,10 @@ import type { DocumentGroup } from './groups.js'
 
 const TITLE = 'recrutamento API'
 
+// Who answers questions about the API, and the terms it is offered under (the service is not open source).
+const CONTACT = { name: 'recrutamento API team' }
+const LICENSE = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' }
+
 /** Known tags with their descriptions; a tag a route uses that is missing here is described generically. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   user: 'The versioned example resource',
@@ -36,6 +40,8 @@ export function documentInfo (group: DocumentGroup, table: ApiVersionTable, vend
     return {
       title: `${TITLE}: operations`,
       version: 'unversioned',
+      contact: CONTACT,
+      license: LICENSE,
       description: 'Connectivity, health and metrics endpoints. They are not versioned: the same in every API version.'
     }
   }
@@ -51,6 +57,8 @@ export function documentInfo (group: DocumentGroup, table: ApiVersionTable, vend
   return {
     title: `${TITLE} ${version.version}${version.deprecated ? ' (deprecated)' : ''}`,
     version: version.version,
+    contact: CONTACT,
+    license: LICENSE,
     description: lines.join('\n')
   }
 }

@@ -1,25 +1,11 @@
-import { Type } from '@sinclair/typebox'
 import type { RouteOptions } from 'fastify'
+import { securityRequirement } from '../auth/openapi-security.js'
+import { codesAnsweredBy, type OperationTraits } from '../http/error-catalogue.js'
+import { problemCodes, problemResponse } from './problems.js'
 
 // What every OpenAPI operation gains from the route declaration beyond its own schema: the security
-// requirement the bearer-auth plugin enforces (from the same `config.scopes`), the problem answers,
-// and the version report headers.
-
-export const BEARER_SCHEME = 'bearerAuth'
-
-export const ProblemSchema = Type.Object({
-  type: Type.String({ description: 'A URN naming the kind of problem', examples: ['urn:problem-type:recrutamento:UnsupportedApiVersion'] }),
-  title: Type.String({ examples: ['Bad Request'] }),
-  status: Type.Integer({ minimum: 400, maximum: 599, examples: [400] }),
-  detail: Type.Optional(Type.String({ examples: ['API version 3.0 is not supported; the supported versions are 1.0, 2.0.'] })),
-  instance: Type.String({ description: 'The path of the request', examples: ['/api/v3/user'] }),
-  code: Type.Optional(Type.String({ description: 'Machine-readable cause', examples: ['UnsupportedApiVersion'] })),
-  requestId: Type.String({ description: 'Matches the x-request-id header and the log' })
-}, { additionalProperties: true, description: 'An RFC 9457 problem' })
-
-function problem (description: string) {
-  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } }
-}
+// requirement the bearer-auth plugin enforces (from the same `config.scopes`), every error answer the
+// error catalogue says it can give, and the version report headers.
 
 const VERSION_REPORT_HEADERS = {
   'api-supported-versions': { type: 'string', description: 'The supported API versions', examples: ['1.0, 2.0'] },
@@ -54,60 +40,77 @@ function withHeaders (response: unknown, headers: Record<string, unknown>): unkn
   return { ...response, headers: { ...headers, ...existing } }
 }
 
+// Methods whose requests Fastify parses a body for, when one is sent.
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** What the error catalogue needs to know of a route to tell which problems it can answer. */
+export function operationTraits (route: RouteOptions, versioned: boolean): OperationTraits {
+  const schema = (route.schema ?? {}) as Schema
+  const config = route.config as (typeof route.config & { rateLimit?: unknown }) | undefined
+  const scopes = config?.scopes
+  return {
+    versioned,
+    takesBody: [route.method].flat().some(method => BODY_METHODS.has(method)),
+    validated: schema.body !== undefined || schema.querystring !== undefined || schema.headers !== undefined,
+    parametric: route.url.includes(':'),
+    authenticates: scopes !== undefined || config?.auth === 'optional',
+    tokenRequired: scopes !== undefined,
+    scoped: (scopes?.length ?? 0) > 0,
+    rateLimited: config?.rateLimit !== false,
+    shed: config?.shed !== false,
+    timed: config?.instant !== true,
+    database: config?.database === true
+  }
+}
+
+type Response = { description?: string, content?: Record<string, unknown> }
+
+/** A route's own answer for a status that can also be a problem: both media types, both descriptions. */
+function withProblem (own: unknown, problem: ReturnType<typeof problemResponse>): unknown {
+  const response = own as Response
+  if (response.content === undefined) {
+    // A bare schema: the JSON body of that status.
+    return { description: `${response.description ?? 'The answer'}\n\n${problem.description}`, content: { 'application/json': { schema: own }, ...problem.content } }
+  }
+  return { ...response, description: `${response.description ?? ''}\n\n${problem.description}`, content: { ...response.content, ...problem.content } }
+}
+
 /** The route's schema as its OpenAPI operation: security, problem answers, report headers, deprecation. */
 export function operationSchema (route: RouteOptions, options: OperationOptions): Schema {
   const schema = { ...(route.schema as Schema | undefined) }
   const responses: Record<string, unknown> = {}
   const reportHeaders = options.deprecated ? { ...VERSION_REPORT_HEADERS, ...DEPRECATION_HEADERS } : VERSION_REPORT_HEADERS
+  // The codes of each error status: those the route declares first, then the catalogue's.
+  const codes = new Map<string, string[]>()
   for (const [status, response] of Object.entries(schema.response ?? {})) {
-    responses[status] = options.versioned && status.startsWith('2') ? withHeaders(response, reportHeaders) : response
+    const declared = problemCodes(response)
+    if (declared !== undefined) codes.set(status, [...declared])
+    else responses[status] = options.versioned && status.startsWith('2') ? withHeaders(response, reportHeaders) : response
   }
-
-  const scopes = route.config?.scopes
-  const optionalAuth = route.config?.auth === 'optional'
-  if (scopes !== undefined || optionalAuth) {
-    responses['401'] ??= problem('The bearer token is missing, invalid or expired (WWW-Authenticate names the cause)')
+  for (const entry of codesAnsweredBy(operationTraits(route, options.versioned))) {
+    const status = String(entry.status)
+    codes.set(status, [...(codes.get(status) ?? []), entry.code])
   }
-  if (scopes !== undefined && scopes.length > 0) responses['403'] ??= problem('The bearer token lacks a required scope')
-  if (options.versioned) responses['400'] ??= problem('The request is invalid, or names an API version that is malformed, ambiguous or unsupported')
-  else if (schema.body !== undefined || schema.querystring !== undefined) responses['400'] ??= problem('The request is invalid')
-  if (route.url.includes(':')) responses['404'] ??= problem('No resource is found at this URI')
-  responses['500'] ??= problem('An unexpected failure; details are only in the service log')
+  for (const [status, statusCodes] of [...codes].sort(([a], [b]) => a.localeCompare(b))) {
+    const problem = problemResponse(...statusCodes)
+    responses[status] = responses[status] === undefined ? problem : withProblem(responses[status], problem)
+  }
 
   schema.response = responses
   schema.operationId ??= defaultOperationId(route)
   // Public routes say so explicitly; optional authentication accepts no token or a bearer token.
+  const scopes = route.config?.scopes
   schema.security = scopes !== undefined
-    ? [{ [BEARER_SCHEME]: [...scopes] }]
-    : optionalAuth ? [{}, { [BEARER_SCHEME]: [] }] : []
+    ? securityRequirement(scopes, false)
+    : route.config?.auth === 'optional' ? securityRequirement([], true) : []
   if (options.deprecated) schema.deprecated = true
   return schema
 }
 
-type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }
-
-/** Every problem answer points at one `components.schemas.Problem` instead of repeating it. */
-export function shareProblemSchema<D extends { paths?: Record<string, Record<string, unknown>>, components?: Record<string, unknown> }> (document: D): D {
-  let used = false
-  for (const operations of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(operations) as Operation[]) {
-      for (const response of Object.values(operation.responses ?? {})) {
-        const media = response.content?.['application/problem+json']
-        if (media === undefined) continue
-        media.schema = { $ref: '#/components/schemas/Problem' }
-        used = true
-      }
-    }
-  }
-  if (!used) return document
-  const components = document.components ?? {}
-  return { ...document, components: { ...components, schemas: { ...(components.schemas as object | undefined), Problem: ProblemSchema } } }
-}
-
-/** The bearer scheme is listed only in documents where some operation requires it. */
-export function dropUnusedBearerScheme<D extends { paths?: Record<string, Record<string, unknown>>, components?: Record<string, unknown> }> (document: D): D {
+/** Security schemes are listed only in documents where some operation requires a token. */
+export function dropUnusedSecuritySchemes<D extends { paths?: Record<string, Record<string, unknown>>, components?: Record<string, unknown> }> (document: D): D {
   const operations = Object.values(document.paths ?? {}).flatMap(ops => Object.values(ops) as Array<{ security?: Array<Record<string, unknown>> }>)
-  if (operations.some(operation => operation.security?.some(requirement => BEARER_SCHEME in requirement) === true)) return document
+  if (operations.some(operation => operation.security?.some(requirement => Object.keys(requirement).length > 0) === true)) return document
   const { securitySchemes: _unused, ...components } = document.components ?? {}
   return { ...document, components }
 }

@@ -21,8 +21,6 @@ export interface SharedCountersOptions {
   redis: Redis | null
   /** Key namespace inside the client's own prefix. */
   namespace: string
-  /** How long a Redis answer may take before this request is counted locally instead. */
-  redisTimeoutMs: number
   /** After a failure, how long to count locally before asking Redis again. */
   retryAfterMs?: number
   /** Told once when counting falls back to local state (Redis down or slow), until Redis answers again. */
@@ -33,7 +31,8 @@ export interface SharedCountersOptions {
 
 /**
  * Fixed-window counters shared by every instance through Redis. A request never waits for a Redis
- * that is down or slow, and never fails because of it: it is counted in this process instead.
+ * that is down or slow (the client's command timeout bounds the wait), and never fails because of it:
+ * it is counted in this process instead.
  */
 export class SharedCounters {
   readonly #options: SharedCountersOptions
@@ -50,15 +49,13 @@ export class SharedCounters {
   }
 
   async increment (key: string, windowMs: number): Promise<WindowCount> {
-    const { redis, namespace, redisTimeoutMs } = this.#options
+    const { redis, namespace } = this.#options
     if (redis === null) return this.#local.increment(key, windowMs)
     // While Redis is failing, ask it again only now and then: a hung Redis must not tax every request.
     if (this.#degraded && Date.now() < this.#retryAt) return this.#local.increment(key, windowMs)
-    // A client not yet connected ('wait') connects on this command; one that lost its connection
-    // would queue it until a retry, so the count is local at once.
-    if (redis.status !== 'ready' && redis.status !== 'wait') return this.#fallback(key, windowMs, 'redis not connected')
+    if (redis.status !== 'ready') return this.#fallback(key, windowMs, 'redis not connected')
     try {
-      const [current, ttl] = await withTimeout((redis as unknown as ScriptedRedis).rateLimitIncrement(namespace + key, windowMs), redisTimeoutMs)
+      const [current, ttl] = await (redis as unknown as ScriptedRedis).rateLimitIncrement(namespace + key, windowMs)
       if (this.#degraded) {
         this.#degraded = false
         this.#options.onRestored?.()
@@ -76,19 +73,5 @@ export class SharedCounters {
       this.#options.onFallback?.(reason)
     }
     return this.#local.increment(key, windowMs)
-  }
-}
-
-async function withTimeout<T> (promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error('redis answer timed out')), ms)
-  })
-  try {
-    return await Promise.race([promise, timeout])
-  } finally {
-    clearTimeout(timer)
-    // A late answer must not surface as an unhandled rejection.
-    promise.catch(() => {})
   }
 }

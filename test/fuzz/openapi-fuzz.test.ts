@@ -110,7 +110,7 @@ function violation (res: LightMyRequestResponse, method: string): string | undef
 async function fuzz (t: Test, env: Record<string, string>): Promise<void> {
   // No rate limit: one client sends every request (rate limiting has its own tests).
   const app = await build(t, { env: { RATE_LIMIT_MAX: '0', ...env } })
-  await app.storage.whenReady()
+  await app.health.lifecycle.reached('serving')
   const published = await publishedOperations(app)
   const operations = published.filter(op => ONLY === undefined || `${op.method} ${op.path}`.includes(ONLY))
   const allScopes = [...new Set(published.flatMap(op => op.scopes))].join(' ')

@@ -2,7 +2,7 @@ import t from 'tap'
 import { createHealthRegistry } from '../../src/health/registry.js'
 import { httpStatusOf, worstOf } from '../../src/health/status.js'
 
-const quiet = { warn: () => {} }
+const quiet = { warn: () => {}, info: () => {} }
 
 t.test('worst wins in the documented order; Healthy and Degraded are 200, the rest 503', async t => {
   t.equal(worstOf([]), 'Healthy')
@@ -17,12 +17,12 @@ t.test('worst wins in the documented order; Healthy and Degraded are 200, the re
 
 t.test('a check that throws is Unhealthy and its error is logged, not returned', async t => {
   const logged: unknown[] = []
-  const registry = createHealthRegistry({ timeout: 500, cacheTtl: 0 }, { warn: obj => logged.push(obj) })
+  const registry = createHealthRegistry({ timeout: 500, cacheTtl: 0 }, { warn: obj => logged.push(obj), info: obj => logged.push(obj) })
   registry.register('broken', () => { throw Object.assign(new Error('password=hunter2 at db.internal'), { code: 'ECONNREFUSED' }) })
   const result = await registry.run('broken')
   t.equal(result.status, 'Unhealthy')
   t.notMatch(JSON.stringify(result), /hunter2|db\.internal/)
-  t.same(logged, [{ check: 'broken', error: 'Error', code: 'ECONNREFUSED' }], 'the log names the cause, not the message')
+  t.same(logged, [{ check: 'broken', status: 'Unhealthy', error: 'Error', code: 'ECONNREFUSED' }], 'the log names the cause, not the message')
   t.type(result.latencyMs, 'number')
 })
 
@@ -69,4 +69,21 @@ t.test('names are checked and unique', async t => {
   t.throws(() => registry.register('database', () => 'Healthy'), /already registered/)
   t.throws(() => registry.register('Bad Name', () => 'Healthy'), /lower case/)
   t.throws(() => registry.latest('nope'), /No health check/)
+})
+
+t.test('a dependency that fails for many runs writes one line when lost and one when back', async t => {
+  const lines: Array<{ msg: string, obj: object }> = []
+  const log = { warn: (obj: object, msg: string) => lines.push({ msg, obj }), info: (obj: object, msg: string) => lines.push({ msg, obj }) }
+  const registry = createHealthRegistry({ timeout: 500, cacheTtl: 0 }, log)
+  let up = true
+  registry.register('db', () => { if (!up) throw Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) })
+  await registry.run('db')
+  up = false
+  for (let i = 0; i < 20; i++) await registry.run('db')
+  up = true
+  for (let i = 0; i < 5; i++) await registry.run('db')
+  t.same(lines, [
+    { msg: 'dependency lost', obj: { check: 'db', status: 'Unhealthy', error: 'Error', code: 'ECONNREFUSED' } },
+    { msg: 'dependency back', obj: { check: 'db', status: 'Healthy', was: 'Unhealthy' } }
+  ])
 })

@@ -231,7 +231,7 @@ t.test('declared scopes become the route schema\'s OpenAPI security requirement'
     }
   })
   t.ok(app)
-  t.same(seen['/secrets'], [{ bearerAuth: ['vagas:read'] }])
-  t.same(seen['/maybe'], [{ bearerAuth: [] }, {}], 'optional: anonymous is an alternative')
+  t.same(seen['/secrets'], [{ oauth2: ['vagas:read'] }, { bearerAuth: [] }])
+  t.same(seen['/maybe'], [{}, { oauth2: [] }, { bearerAuth: [] }], 'optional: anonymous is an alternative')
   t.equal(seen['/open'], undefined)
 })

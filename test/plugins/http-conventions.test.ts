@@ -107,7 +107,7 @@ t.test('validation failures list each invalid field', async t => {
   t.same(missing.json().errors.map((e: { field: string }) => e.field).sort(), ['/name', '/size'])
 })
 
-t.test('unparseable, unsupported and oversized bodies are problems', async t => {
+t.test('unparseable, unsupported (text/plain too) and oversized bodies are problems', async t => {
   const app = await build(t, { extraRoutes: widgets, env: { BODY_LIMIT: '2048' } })
   const json = await app.inject({ method: 'POST', url: '/widgets', headers: { 'content-type': 'application/json' }, payload: '{"name": ' })
   t.equal(json.statusCode, 400)
@@ -115,10 +115,14 @@ t.test('unparseable, unsupported and oversized bodies are problems', async t => 
   const media = await app.inject({ method: 'POST', url: '/widgets', headers: { 'content-type': 'text/xml' }, payload: '<a/>' })
   t.equal(media.statusCode, 415)
   t.match(media.json(), { code: 'UnsupportedMediaType', status: 415 })
+  // JSON sent as text/plain is refused for its type too, not read as a string that fails validation.
+  const text = await app.inject({ method: 'POST', url: '/widgets', headers: { 'content-type': 'text/plain; charset=utf-8' }, payload: '{"name":"a","size":1}' })
+  t.equal(text.statusCode, 415)
+  t.match(text.json(), { code: 'UnsupportedMediaType', status: 415 })
   const large = await app.inject({ method: 'POST', url: '/widgets', payload: { name: 'x'.repeat(4096), size: 1 } })
   t.equal(large.statusCode, 413)
   t.match(large.json(), { code: 'BodyTooLarge', status: 413 })
-  for (const res of [json, media, large]) t.match(res.headers['content-type'], /^application\/problem\+json/)
+  for (const res of [json, media, text, large]) t.match(res.headers['content-type'], /^application\/problem\+json/)
 })
 
 t.test('an unexpected exception answers a 500 problem with nothing internal', async t => {

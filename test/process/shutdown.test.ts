@@ -1,6 +1,8 @@
 import t from 'tap'
+import { Agent, get } from 'node:http'
 import { connect } from 'node:net'
 import { mintToken } from '../helper.js'
+import { eventually } from '../support/eventually.js'
 import { startServerProcess, untilReady } from '../support/server-process.js'
 
 /** Starts a POST whose body arrives in two parts, so the request stays in flight until `finish` is called. */
@@ -53,4 +55,69 @@ t.test('SIGTERM without a drain delay: the process exits 0 promptly', async t =>
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
   t.ok(Date.now() - started < 5000, `exited in ${Date.now() - started} ms`)
+})
+
+type Outcome = { status: number, connection: string, problem: boolean } | { error: string }
+
+/** One GET on a kept-alive connection: the answer, or the error's code. */
+async function keptAliveGet (url: string, agent: Agent): Promise<Outcome> {
+  return await new Promise(resolve => {
+    get(url, { agent }, res => {
+      res.resume()
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection ?? '', problem: /problem\+json/.test(res.headers['content-type'] ?? '') && res.headers['retry-after'] !== undefined }))
+      res.on('error', error => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }))
+    }).on('error', error => resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }))
+  })
+}
+
+/**
+ * Clients that send one request after another on kept-alive connections. A client told
+ * `Connection: close` would open its next request elsewhere: here, where there is no elsewhere, it stops.
+ * So does one whose connection is refused (the request was never sent).
+ */
+function keepAliveLoad (url: string, clients: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients })
+  const counts = { answered: 0, failed: [] as string[], resets: [] as string[], toldToClose: 0, refused: 0 }
+  const clientsDone = Promise.all(Array.from({ length: clients }, async () => {
+    for (;;) {
+      const outcome = await keptAliveGet(url, agent)
+      if ('error' in outcome) {
+        if (outcome.error === 'ECONNREFUSED') { counts.refused++; return }
+        counts.resets.push(outcome.error)
+        return
+      }
+      counts.answered++
+      // Any 503 that must happen is a problem with Retry-After; Fastify's plain 503 is a failure.
+      if (outcome.status !== 200 && !(outcome.status === 503 && outcome.problem)) counts.failed.push(String(outcome.status))
+      if (outcome.connection === 'close') { counts.toldToClose++; return }
+    }
+  }))
+  return { counts, done: async () => { await clientsDone; agent.destroy(); return counts } }
+}
+
+t.test('SIGTERM under a kept-alive load: every request sent is answered, none is reset, each connection is told to close', async t => {
+  const drainMs = 3000
+  const server = await startServerProcess(t, { SHUTDOWN_DRAIN_DELAY_MS: String(drainMs) })
+  await untilReady(server.url)
+  // A client that keeps a connection open and sends nothing more: the drain closes it.
+  const idle = connect(Number(new URL(server.url).port), '127.0.0.1')
+  let idleClosedAt = Infinity
+  idle.on('close', () => { idleClosedAt = Date.now() })
+  idle.on('data', () => {}).on('error', () => {})
+  idle.write('GET /ping HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n')
+
+  const load = keepAliveLoad(`${server.url}/ping`, 20)
+  await eventually(() => { if (load.counts.answered < 200) throw new Error(`${load.counts.answered} answered so far`) }, { timeout: 20_000 })
+  const signalledAt = Date.now()
+  const answeredBefore = load.counts.answered
+  server.child.kill('SIGTERM')
+  const counts = await load.done()
+
+  t.equal(counts.resets.length, 0, `no request reset${counts.resets.length > 0 ? `: ${counts.resets.slice(0, 5).join(', ')}` : ''}`)
+  t.equal(counts.failed.length, 0, `no failed answer${counts.failed.length > 0 ? `: ${counts.failed.slice(0, 5).join(', ')}` : ''}`)
+  t.equal(counts.toldToClose, 20, 'every client was told Connection: close and left')
+  t.ok(counts.answered > answeredBefore, `${counts.answered - answeredBefore} requests answered after SIGTERM`)
+  await eventually(() => { if (idleClosedAt === Infinity) throw new Error('the idle connection is still open') }, { timeout: 10_000 })
+  t.ok(idleClosedAt - signalledAt < drainMs, `the idle kept-alive connection was closed ${idleClosedAt - signalledAt} ms after SIGTERM, within the drain`)
+  t.equal(await server.exited, 0, 'exit code 0')
 })

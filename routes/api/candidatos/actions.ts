@@ -49,11 +49,9 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
           ...(post
             ? { 200: withHeaders(CandidatoSchema, 'The candidato after the action') }
             : { 204: { description: 'The action was cancelled', type: 'null' } }),
-          409: problemResponse(withTarget
-            ? 'Not allowed in the current state (ActionNotAllowed), the vaga is closed (VagaFechada), or it is the current vaga (SameVaga)'
-            : 'Not allowed in the current state (ActionNotAllowed)'),
-          412: problemResponse('If-Match names another version of the candidato; nothing was changed'),
-          ...(withTarget && { 422: problemResponse('No vaga has the id in `vagaId` (code VagaNotFound)') })
+          409: withTarget ? problemResponse('ActionNotAllowed', 'VagaFechada', 'SameVaga') : problemResponse('ActionNotAllowed'),
+          412: problemResponse('PreconditionFailed'),
+          ...(withTarget && { 422: problemResponse('VagaNotFound') })
         }
       },
       handler: async (request, reply) => {

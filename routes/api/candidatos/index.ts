@@ -9,7 +9,7 @@ import {
   CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema,
   DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, candidatoRepresentation, duplicateEmail
 } from '../../../src/http/resources/candidato.js'
-import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -54,7 +54,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
           ...(v1 ? pagingQueryV1(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT) : pagingQueryV2(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT))
         }),
-        response: { 200: v1 ? pageSchemaV1(CandidatoSchema) : pageSchemaV2(CandidatoSchema) }
+        response: pageResponses(v1, CandidatoSchema)
       }
     }, async (request) => {
       const { status, vagaId, q, ...query } = request.query as { status?: CandidatoRecord['status'], vagaId?: string, q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
@@ -84,8 +84,8 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         body: CandidatoCreateSchema,
         response: {
           201: withHeaders(CandidatoSchema, 'The candidato was registered', { location: { type: 'string', description: 'The URL of the new candidato' } }),
-          409: problemResponse('The e-mail address is taken (code DuplicateEmail)'),
-          422: problemResponse('The Idempotency-Key was used for another request')
+          409: problemResponse('DuplicateEmail'),
+          422: problemResponse('IdempotencyKeyReused')
         }
       }
     }, async (request, reply) => {
@@ -149,8 +149,8 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     const writeResponses = {
       200: withHeaders(CandidatoSchema, 'The candidato as changed'),
-      409: problemResponse('The e-mail address is taken (code DuplicateEmail)'),
-      412: problemResponse('If-Match names another version of the candidato; nothing was changed')
+      409: problemResponse('DuplicateEmail'),
+      412: problemResponse('PreconditionFailed')
     }
 
     fastify.put('/:id', {
@@ -176,7 +176,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         headers: IfMatchHeaders,
         response: {
           204: { description: 'The candidato is gone', type: 'null' },
-          412: problemResponse('If-Match names another version of the candidato; nothing was changed')
+          412: problemResponse('PreconditionFailed')
         }
       }
     }, async (request, reply) => {

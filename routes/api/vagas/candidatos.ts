@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema, DEFAULT_CANDIDATO_SORT, candidatoRepresentation } from '../../../src/http/resources/candidato.js'
-import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import { IdParams, Text, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 
@@ -25,7 +25,7 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
           ...(v1 ? pagingQueryV1(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT) : pagingQueryV2(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT))
         }),
-        response: { 200: v1 ? pageSchemaV1(CandidatoSchema) : pageSchemaV2(CandidatoSchema) }
+        response: pageResponses(v1, CandidatoSchema)
       }
     }, async (request) => {
       const vagaId = request.params.id

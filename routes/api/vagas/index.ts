@@ -5,7 +5,7 @@ import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditiona
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { Problem } from '../../../src/http/problem.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
-import { collectionPage, pageSchemaV1, pageSchemaV2, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -48,7 +48,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
           : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
         tags,
         querystring: Type.Object({ ...filters, ...(v1 ? pagingQueryV1(VAGA_SORT_FIELDS, DEFAULT_SORT) : pagingQueryV2(VAGA_SORT_FIELDS, DEFAULT_SORT)) }),
-        response: { 200: v1 ? pageSchemaV1(VagaSchema) : pageSchemaV2(VagaSchema) }
+        response: pageResponses(v1, VagaSchema)
       }
     }, async (request) => {
       const { status, q, ...query } = request.query as { status?: 'aberta' | 'fechada', q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
@@ -77,7 +77,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         body: VagaCreateSchema,
         response: {
           201: withHeaders(VagaSchema, 'The vaga was created', { location: { type: 'string', description: 'The URL of the new vaga' } }),
-          422: problemResponse('The Idempotency-Key was used for another request')
+          422: problemResponse('IdempotencyKeyReused')
         }
       }
     }, async (request, reply) => {
@@ -125,7 +125,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     }
     const writeResponses = {
       200: withHeaders(VagaSchema, 'The vaga as changed'),
-      412: problemResponse('If-Match names another version of the vaga; nothing was changed')
+      412: problemResponse('PreconditionFailed')
     }
 
     fastify.put('/:id', {
@@ -159,8 +159,8 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         headers: IfMatchHeaders,
         response: {
           204: { description: 'The vaga is gone', type: 'null' },
-          409: problemResponse('Candidatos are in the vaga (code VagaHasCandidatos)'),
-          412: problemResponse('If-Match names another version of the vaga; nothing was changed')
+          409: problemResponse('VagaHasCandidatos'),
+          412: problemResponse('PreconditionFailed')
         }
       }
     }, async (request, reply) => {

@@ -26,8 +26,8 @@ const HistoricoSchema = Type.Array(Type.Object({
 
 const common = {
   id: Id,
-  nome: Type.String(),
-  email: Type.String(),
+  nome: Type.String({ examples: ['Ana Souza'] }),
+  email: Type.String({ examples: ['ana.souza@example.com'] }),
   status: CandidatoStatusSchema,
   transferidoDe: NullableId('The vaga before the latest transfer, while that transfer can be cancelled'),
   criadoEm: Timestamp,
@@ -50,10 +50,14 @@ export const CandidatoV2Schema = Type.Object({
 export type CandidatoV1Body = Static<typeof CandidatoV1Schema>
 export type CandidatoV2Body = Static<typeof CandidatoV2Schema>
 
-export const CandidatoCreateSchema = Type.Object({ nome: Nome, email: Email }, { additionalProperties: false })
+export const CandidatoCreateSchema = Type.Object({ nome: Nome, email: Email }, { additionalProperties: false, examples: [{ nome: 'Ana Souza', email: 'ana.souza@example.com' }] })
 export const CandidatoReplaceSchema = CandidatoCreateSchema
 export const CandidatoPatchSchema = Type.Object({ nome: Type.Optional(Nome), email: Type.Optional(Email) }, { additionalProperties: false, minProperties: 1 })
-export const TargetVagaSchema = Type.Object({ vagaId: Id }, { additionalProperties: false, description: 'The destination vaga, which must be `aberta`' })
+export const TargetVagaSchema = Type.Object({ vagaId: Id }, {
+  additionalProperties: false,
+  description: 'The destination vaga, which must be `aberta`',
+  examples: [{ vagaId: '0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69' }]
+})
 
 export function candidatoPath (id: string): string {
   return `/candidatos/${id}`

@@ -2,23 +2,25 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
 import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
+import { problemResponse } from '../../openapi/problems.js'
 import { Links, type Link } from './common.js'
 
 export const MAX_OFFSET = 1_000_000
 
+// Optional, with defaults the validation fills in: a client may leave every paging parameter out.
 const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Items per page, 1 to ${MAX_LIMIT}` })
 
 export function pagingQueryV1 (sortFields: readonly string[], defaultSort: string) {
   return {
-    limit: Limit,
-    offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Items to skip' }),
+    limit: Type.Optional(Limit),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Items to skip' })),
     sort: Type.Optional(Type.String({ pattern: SORT_PATTERN, description: `Comma-separated fields, \`-\` for descending: ${sortFields.join(', ')}. Default \`${defaultSort}\`` }))
   }
 }
 
 export function pagingQueryV2 (sortFields: readonly string[], defaultSort: string) {
   return {
-    limit: Limit,
+    limit: Type.Optional(Limit),
     cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque: copy it from the `next` link' })),
     sort: Type.Optional(Type.String({ pattern: SORT_PATTERN, description: `Comma-separated fields, \`-\` for descending: ${sortFields.join(', ')}. Default \`${defaultSort}\`` }))
   }
@@ -40,6 +42,11 @@ export function pageSchemaV2<T extends TSchema> (item: T) {
     limit: Type.Integer(),
     links: Links
   }, { description: 'One page: `self`, and `next` while there are more' })
+}
+
+/** A collection's answers: the page, and in v2 the refusal of a cursor this service did not issue. */
+export function pageResponses<T extends TSchema> (v1: boolean, item: T) {
+  return v1 ? { 200: pageSchemaV1(item) } : { 200: pageSchemaV2(item), 400: problemResponse('InvalidCursor') }
 }
 
 export interface CollectionQuery {

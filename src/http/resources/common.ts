@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ProblemSchema } from '../../openapi/operation.js'
 import { Problem } from '../problem.js'
 import { httpDate } from '../http-date.js'
 import type { FieldIssue } from '../../domain/vaga.js'
@@ -27,11 +26,11 @@ export function StringEnum<const T extends readonly string[]> (values: T, option
 }
 
 /** A string or null, as one `type` list for the same reason. */
-export function NullableString (options: { pattern?: string, maxLength?: number, description?: string } = {}) {
+export function NullableString (options: { pattern?: string, maxLength?: number, description?: string, examples?: string[] } = {}) {
   return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
 }
 
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds' })
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds', examples: ['2026-05-04T13:45:12.345Z'] })
 
 export const LinkSchema = Type.Object({
   rel: Type.String({ description: '`self`, `edit`, a related resource, or an action name' }),
@@ -41,9 +40,7 @@ export const LinkSchema = Type.Object({
 export type Link = Static<typeof LinkSchema>
 export const Links = Type.Array(LinkSchema)
 
-export function problemResponse (description: string) {
-  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } }
-}
+export { problemResponse } from '../../openapi/problems.js'
 
 export const ConditionalHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'ETags the client holds: 304 when one is current' })),

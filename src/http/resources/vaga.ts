@@ -6,12 +6,12 @@ import { Id, Links, NullableString, StringEnum, TEXT_PATTERN, Text, Timestamp, t
 
 export const VagaStatusSchema = StringEnum(['aberta', 'fechada'], { description: '`aberta` accepts candidatos; `fechada` does not' })
 const Titulo = Text({ minLength: 1, maxLength: TITULO_MAX_LENGTH, description: 'The title, 1 to 200 characters', examples: ['Desenvolvedora backend'] })
-const Descricao = NullableString({ pattern: TEXT_PATTERN, maxLength: DESCRICAO_MAX_LENGTH, description: 'Free text, or null' })
+const Descricao = NullableString({ pattern: TEXT_PATTERN, maxLength: DESCRICAO_MAX_LENGTH, description: 'Free text, or null', examples: ['Node.js e PostgreSQL; remoto, tempo integral'] })
 
 export const VagaSchema = Type.Object({
   id: Id,
-  titulo: Type.String(),
-  descricao: NullableString(),
+  titulo: Type.String({ examples: ['Desenvolvedora backend'] }),
+  descricao: NullableString({ examples: ['Node.js e PostgreSQL; remoto, tempo integral'] }),
   status: VagaStatusSchema,
   criadoEm: Timestamp,
   atualizadoEm: Timestamp,
@@ -23,7 +23,11 @@ export const VagaCreateSchema = Type.Object({
   titulo: Titulo,
   descricao: Type.Optional(Descricao),
   status: Type.Optional(VagaStatusSchema)
-}, { additionalProperties: false, description: 'A new vaga; it is `aberta` unless `status` says otherwise' })
+}, {
+  additionalProperties: false,
+  description: 'A new vaga; it is `aberta` unless `status` says otherwise',
+  examples: [{ titulo: 'Desenvolvedora backend', descricao: 'Node.js e PostgreSQL; remoto, tempo integral' }]
+})
 
 export const VagaReplaceSchema = Type.Object({
   titulo: Titulo,
@@ -35,7 +39,7 @@ export const VagaPatchSchema = Type.Object({
   titulo: Type.Optional(Titulo),
   descricao: Type.Optional(Descricao),
   status: Type.Optional(VagaStatusSchema)
-}, { additionalProperties: false, minProperties: 1, description: 'The fields to change' })
+}, { additionalProperties: false, minProperties: 1, description: 'The fields to change', examples: [{ status: 'fechada' }] })
 
 export function vagaPath (id: string): string {
   return `/vagas/${id}`

@@ -9,7 +9,7 @@ interface Link { rel: string, href: string, method: string }
 
 async function ready (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
   const app = await build(t, { env })
-  await app.storage.whenReady()
+  await app.health.lifecycle.reached('serving')
   return { app, auth: await bearer({ scope: ALL, sub: 'recrutadora-1' }) }
 }
 

@@ -7,7 +7,7 @@ const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
 async function ready (t: Parameters<typeof build>[0]): Promise<{ app: FastifyInstance, auth: Record<string, string> }> {
   const app = await build(t)
-  await app.storage.whenReady()
+  await app.health.lifecycle.reached('serving')
   return { app, auth: await bearer({ scope: ALL, sub: 'recrutadora-1' }) }
 }
 
@@ -296,12 +296,12 @@ t.test('a vaga with candidatos cannot be deleted; nested candidatos list', async
   t.equal((await app.inject({ method: 'DELETE', url: `/api/v2/vagas/${vaga.id}`, headers: auth })).statusCode, 204, 'empty, it can go')
 })
 
-t.test('while the database is unavailable the routes answer 503 at once', async t => {
+t.test('while the database is unreachable since start the routes answer 503 Starting at once', async t => {
   const app = await build(t, { env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' } })
   const auth = await bearer({ scope: ALL })
   const res = await app.inject({ url: '/api/v1/vagas', headers: auth })
   t.equal(res.statusCode, 503)
-  t.match(res.json(), { code: 'DatabaseUnavailable' })
+  t.match(res.json(), { code: 'Starting' })
   t.equal(res.headers['retry-after'], '5')
   t.notMatch(res.body, /127\.0\.0\.1|postgres/)
 })

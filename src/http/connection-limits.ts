@@ -1,0 +1,148 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+
+/** What one connection may make the server hold. */
+export interface ConnectionLimits {
+  /** Requests of one connection handled at once; later ones wait, and the connection is not read meanwhile. */
+  maxPipelinedRequests: number
+  /** Response bytes of one connection waiting to be sent; past it the connection is not read. */
+  maxUnsentBytes: number
+  /** How long a connection over `maxUnsentBytes` has to fall back under it before it is reset. */
+  drainTimeoutMs: number
+}
+
+type RequestListener = (request: IncomingMessage, response: ServerResponse) => void
+
+/**
+ * One connection's requests: at most `maxPipelinedRequests` are handed to the app at once, in order;
+ * the rest wait here (Node parses a whole packet of pipelined requests at once) and the socket is not
+ * read until the client has taken earlier answers. A client that stops reading while over
+ * `maxUnsentBytes` is reset after `drainTimeoutMs`.
+ */
+class ConnectionGate {
+  private readonly waiting: Array<[IncomingMessage, ServerResponse]> = []
+  private readonly inFlight = new Set<ServerResponse>()
+  private readingStopped = false
+  private reviewing = false
+  private drainTimer: NodeJS.Timeout | undefined
+
+  constructor (private readonly socket: Socket, private readonly limits: ConnectionLimits, private readonly listener: RequestListener) {
+    const review = () => { this.review() }
+    socket.on('drain', review)
+    // Node resumes a paused socket by itself (after a response, when a body is read): stop it again.
+    socket.on('resume', () => { if (this.readingStopped) socket.pause() })
+    socket.once('close', () => {
+      clearTimeout(this.drainTimer)
+      this.waiting.length = 0
+    })
+  }
+
+  admit (request: IncomingMessage, response: ServerResponse): void {
+    this.waiting.push([request, response])
+    this.review()
+  }
+
+  /** A response is still being produced or sent, or bytes wait in the socket. */
+  get busy (): boolean {
+    return this.inFlight.size > 0 || this.socket.writableLength > 0
+  }
+
+  /** Bytes written by the app and not yet taken by the kernel: the socket's buffer and the answers queued behind it. */
+  private unsentBytes (): number {
+    let bytes = this.socket.writableLength
+    for (const response of this.inFlight) if (response.socket === null) bytes += response.writableLength
+    return bytes
+  }
+
+  private review (): void {
+    // A response may be written while a request is handed over; the outer review sees it.
+    if (this.reviewing || this.socket.destroyed) return
+    this.reviewing = true
+    try {
+      while (this.waiting.length > 0 && this.inFlight.size < this.limits.maxPipelinedRequests && this.unsentBytes() <= this.limits.maxUnsentBytes) {
+        const [request, response] = this.waiting.shift()!
+        this.dispatch(request, response)
+      }
+    } finally {
+      this.reviewing = false
+    }
+    const overUnsent = this.unsentBytes() > this.limits.maxUnsentBytes
+    this.setReading(this.waiting.length === 0 && this.inFlight.size < this.limits.maxPipelinedRequests && !overUnsent)
+    if (overUnsent) this.awaitDrain()
+    else this.stopAwaitingDrain()
+  }
+
+  private dispatch (request: IncomingMessage, response: ServerResponse): void {
+    this.inFlight.add(response)
+    const done = () => {
+      if (this.inFlight.delete(response)) this.review()
+    }
+    // prefinish: the whole answer is in the socket, so its unsent bytes are known.
+    response.once('prefinish', () => { this.review() })
+    response.once('finish', done)
+    response.once('close', done)
+    this.listener(request, response)
+  }
+
+  private setReading (allowed: boolean): void {
+    if (allowed !== this.readingStopped) return
+    this.readingStopped = !allowed
+    if (allowed) this.socket.resume()
+    else this.socket.pause()
+  }
+
+  private awaitDrain (): void {
+    if (this.drainTimer !== undefined) return
+    this.drainTimer = setTimeout(() => {
+      this.drainTimer = undefined
+      if (this.unsentBytes() > this.limits.maxUnsentBytes) reset(this.socket)
+      else this.review()
+    }, this.limits.drainTimeoutMs)
+    this.drainTimer.unref()
+  }
+
+  private stopAwaitingDrain (): void {
+    clearTimeout(this.drainTimer)
+    this.drainTimer = undefined
+  }
+}
+
+/**
+ * Closes a connection at once, with a TCP reset: a plain close would leave the unsent answers (and the
+ * connection) in the kernel for as long as a client that does not read keeps its window shut.
+ */
+function reset (socket: Socket): void {
+  // Only a TCP socket can send a reset: a TLS socket wraps one, which Node keeps as `_parent`.
+  const tcp = (socket as Socket & { _parent?: Socket })._parent ?? socket
+  try {
+    tcp.resetAndDestroy()
+  } catch {
+    socket.destroy()
+  }
+}
+
+/**
+ * Bounds what one connection can make the server hold: pipelined requests handed to the app at once,
+ * unsent response bytes, and the time a connection with answers still to send stays open after
+ * the socket's inactivity timeout (Node closes it gracefully, which a client that does not read
+ * never completes). Wraps the server's request listeners, so call it before the server listens.
+ */
+export function limitConnections (server: Server, limits: ConnectionLimits): void {
+  const listeners = server.listeners('request') as RequestListener[]
+  const app: RequestListener = (request, response) => { for (const listener of listeners) listener(request, response) }
+  const gates = new WeakMap<Socket, ConnectionGate>()
+  server.removeAllListeners('request')
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    let gate = gates.get(request.socket)
+    if (gate === undefined) {
+      gate = new ConnectionGate(request.socket, limits, app)
+      gates.set(request.socket, gate)
+    }
+    gate.admit(request, response)
+  })
+  // A listener here replaces Node's own close on CONNECTION_TIMEOUT.
+  server.on('timeout', (socket: Socket) => {
+    if (gates.get(socket)?.busy === true || socket.writableLength > 0) reset(socket)
+    else socket.destroy()
+  })
+}

@@ -1,0 +1,104 @@
+import { STATUS_CODES } from 'node:http'
+import { Type } from '@sinclair/typebox'
+import { catalogueEntry, type CatalogueEntry } from '../http/error-catalogue.js'
+import { problemType } from '../http/problem.js'
+
+// How the documents describe error answers: one shared `Problem` schema, and per answer the codes it
+// can carry, each explained by the error catalogue, with an example.
+
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json'
+
+const FieldError = Type.Object({
+  in: Type.String({ description: 'The part of the request: `body`, `querystring`, `headers`', examples: ['body'] }),
+  field: Type.String({ description: 'A JSON pointer into that part', examples: ['/titulo'] }),
+  message: Type.String({ examples: ['must NOT have fewer than 1 characters'] })
+})
+
+const VersionSource = Type.Object({
+  source: Type.String({ description: 'Where the version was named', examples: ['url-segment'] }),
+  value: Type.Union([Type.String(), Type.Null()], { description: 'The version as named' })
+})
+
+export const ProblemSchema = Type.Object({
+  type: Type.String({ description: 'A URN naming the kind of problem', examples: ['urn:problem-type:recrutamento:UnsupportedApiVersion'] }),
+  title: Type.String({ examples: ['Bad Request'] }),
+  status: Type.Integer({ minimum: 400, maximum: 599, examples: [400] }),
+  detail: Type.Optional(Type.String({ examples: ['API version 3.0 is not supported; the supported versions are 1.0, 2.0.'] })),
+  instance: Type.String({ description: 'The path of the request', examples: ['/api/v3/user'] }),
+  code: Type.Optional(Type.String({ description: 'Machine-readable cause', examples: ['UnsupportedApiVersion'] })),
+  requestId: Type.String({ description: 'Matches the x-request-id header and the log' }),
+  errors: Type.Optional(Type.Array(FieldError, { description: '`ValidationFailed`: each field that failed' })),
+  sources: Type.Optional(Type.Array(VersionSource, { description: 'Version problems: each way a version was named' })),
+  requestedVersion: Type.Optional(Type.String({ description: '`UnsupportedApiVersion`: the version asked for' })),
+  supportedVersions: Type.Optional(Type.Array(Type.String(), { description: 'Version problems: the versions served' })),
+  requiredScopes: Type.Optional(Type.Array(Type.String(), { description: '`InsufficientScope`: the scopes this operation requires' })),
+  currentStatus: Type.Optional(Type.String({ description: '`ActionNotAllowed`: the candidato\'s status' })),
+  allowedActions: Type.Optional(Type.Array(Type.Object({ method: Type.String(), action: Type.String() }), { description: '`ActionNotAllowed`: what the status allows' })),
+  vagaId: Type.Optional(Type.String({ description: 'The vaga a refusal is about' }))
+}, { additionalProperties: true, description: 'An RFC 9457 problem; `code` names the cause' })
+
+/** The codes an answer's schema carries (kept in it until the document is assembled). */
+export function problemCodes (response: unknown): string[] | undefined {
+  const schema = (response as { content?: Record<string, { schema?: { properties?: { code?: { enum?: string[] } } } }> } | undefined)
+    ?.content?.[PROBLEM_MEDIA_TYPE]?.schema
+  return schema?.properties?.code?.enum
+}
+
+function describe (entries: CatalogueEntry[]): string {
+  return entries.map(entry => `- \`${entry.code}\`: ${entry.when}`).join('\n')
+}
+
+/** An error answer that can carry these codes (each must be in the error catalogue). */
+export function problemResponse (...codes: string[]) {
+  const entries = [...new Set(codes)].map(catalogueEntry)
+  return {
+    description: describe(entries),
+    content: {
+      [PROBLEM_MEDIA_TYPE]: {
+        schema: { ...ProblemSchema, properties: { ...ProblemSchema.properties, code: Type.String({ enum: entries.map(entry => entry.code) }) } }
+      }
+    }
+  }
+}
+
+const EXAMPLE_ID = '0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69'
+
+function example (entry: CatalogueEntry, path: string) {
+  return {
+    type: problemType(entry.code),
+    title: STATUS_CODES[entry.status] ?? 'Error',
+    status: entry.status,
+    detail: `${entry.when}.`,
+    instance: path.replace(/\{[^}]+\}/g, EXAMPLE_ID),
+    code: entry.code,
+    requestId: '5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c'
+  }
+}
+
+type Media = { schema?: unknown, example?: unknown }
+type Operation = { responses?: Record<string, { content?: Record<string, Media> }> }
+
+/**
+ * Every error answer points at one `components.schemas.Problem`, narrowed to the codes it can carry,
+ * with an example of the first.
+ */
+export function shareProblemSchema<D extends { paths?: Record<string, Record<string, unknown>>, components?: Record<string, unknown> }> (document: D): D {
+  let used = false
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const operation of Object.values(operations) as Operation[]) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        const media = response.content?.[PROBLEM_MEDIA_TYPE]
+        if (media === undefined) continue
+        const codes = problemCodes(response) ?? []
+        media.schema = codes.length === 0
+          ? { $ref: '#/components/schemas/Problem' }
+          : { allOf: [{ $ref: '#/components/schemas/Problem' }], type: 'object', properties: { code: { type: 'string', enum: codes } } }
+        if (codes.length > 0) media.example = example(catalogueEntry(codes[0]!), path)
+        used = true
+      }
+    }
+  }
+  if (!used) return document
+  const components = document.components ?? {}
+  return { ...document, components: { ...components, schemas: { ...(components.schemas as object | undefined), Problem: ProblemSchema } } }
+}

@@ -1,0 +1,124 @@
+// The memory the shipped Kubernetes manifests reserve matches what the service takes, measured on a
+// real process run as the image runs it (the Dockerfile's NODE_OPTIONS, production settings) on
+// PostgreSQL: idle and under a bounded read and list load. `npm run bench:memory` is the full-size run.
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { test } from 'tap'
+import { SHIPPED_NODE_OPTIONS } from '../../bench/node-options.js'
+import { createDatabase } from '../../src/storage/database.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
+import { seed } from '../../src/storage/seed.js'
+import { mintToken, TEST_JWT_SECRET } from '../helper.js'
+import { eventually } from '../support/eventually.js'
+import { freshPostgresDatabase } from '../support/services.js'
+import { closedPort } from '../support/closed-port.js'
+
+const root = join(import.meta.dirname, '../..')
+const MiB = 1024 * 1024
+
+function manifest (name: string): string {
+  return readFileSync(join(root, 'deploy/k8s', name), 'utf8')
+}
+
+/** `memory: <n>Mi` under `requests:` or `limits:` of the Deployment's container, in bytes. */
+function memoryOf (section: 'requests' | 'limits'): number {
+  const match = new RegExp(`${section}:\\s*\\n(?:\\s+cpu:.*\\n)?\\s+memory:\\s*(\\d+)Mi`).exec(manifest('deployment.yaml'))
+  if (match === null) throw new Error(`deployment.yaml sets no memory ${section}`)
+  return Number(match[1]) * MiB
+}
+
+/** The HPA's memory utilisation target as a fraction, or undefined when it does not scale on memory. */
+function hpaMemoryTarget (): number | undefined {
+  const match = /name:\s*memory\s*\n\s+target:\s*\n\s+type:\s*Utilization\s*\n\s+averageUtilization:\s*(\d+)/.exec(manifest('hpa.yaml'))
+  return match === null ? undefined : Number(match[1]) / 100
+}
+
+function rssBytes (pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  if (match === null) throw new Error(`no VmRSS for process ${pid}`)
+  return Number(match[1]) * 1024
+}
+
+test('the Kubernetes memory request, limit and autoscaling fit the service idle and under load', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const database = createDatabase({ url, dataDir: '', poolSize: 4 })
+  let vagaIds: string[]
+  let candidatoIds: string[]
+  try {
+    await migrateToLatest(database.db)
+    vagaIds = (await seed(database.db, { vagas: 200, candidatos: 20_000 })).vagaIds
+    candidatoIds = (await database.db.selectFrom('candidatos').select('id').limit(2000).execute()).map(row => row.id)
+  } finally {
+    await database.close()
+  }
+
+  const port = await closedPort() // free a moment ago: the service takes it
+  const child = spawn(process.execPath, ['scripts/start.js'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_OPTIONS: SHIPPED_NODE_OPTIONS,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATABASE_URL: url,
+      AUTH_JWT_SECRET: TEST_JWT_SECRET,
+      RATE_LIMIT_MAX: '0',
+      SHED_MAX_EVENT_LOOP_DELAY_MS: '0'
+    },
+    stdio: ['ignore', 'ignore', 'inherit']
+  })
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.kill('SIGKILL')
+    await once(child, 'exit')
+  })
+  const base = `http://127.0.0.1:${port}`
+  // Compiling dist/ first may take a while on a busy machine.
+  await eventually(async () => {
+    const response = await fetch(`${base}/health/ready`)
+    if (response.status !== 200) throw new Error(`readiness answered ${response.status}`)
+  }, { timeout: 90_000, interval: 200 })
+
+  const request = memoryOf('requests')
+  const limit = memoryOf('limits')
+  const hpaTarget = hpaMemoryTarget()
+  const pid = child.pid as number
+  const idle = rssBytes(pid)
+  t.comment(`idle RSS ${(idle / MiB).toFixed(0)} MiB; request ${request / MiB} MiB, limit ${limit / MiB} MiB, HPA memory target ${hpaTarget ?? 'none'}`)
+  t.ok(idle < request, 'an idle instance fits its memory request')
+  if (hpaTarget !== undefined) t.ok(idle < hpaTarget * request, 'an idle instance stays below the autoscaling memory target')
+
+  const token = await mintToken({ scope: 'vagas:read candidatos:read', ttl: 600 })
+  let peak = idle
+  const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)) }, 100)
+  const pick = (ids: string[]): string => ids[Math.floor(Math.random() * ids.length)] as string
+  const result = await autocannon({
+    url: base,
+    connections: 64,
+    amount: 6000,
+    timeout: 30,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{
+      setupRequest: req => ({
+        ...req,
+        path: Math.random() < 0.5
+          ? `/api/v1/candidatos/${pick(candidatoIds)}`
+          : `/api/v1/candidatos?status=inscrito&vagaId=${pick(vagaIds)}&sort=-criadoEm&limit=20`
+      })
+    }]
+  })
+  clearInterval(sampler)
+  const after = rssBytes(pid)
+  t.comment(`peak RSS under load ${(peak / MiB).toFixed(0)} MiB, after ${(after / MiB).toFixed(0)} MiB (${result.requests.total} requests)`)
+  t.equal(result.non2xx + result.errors, 0, 'every request of the load answered 2xx')
+  t.ok(peak < request, 'a loaded instance fits its memory request')
+  t.ok(peak < 0.75 * limit, 'a loaded instance leaves a quarter of its limit for spikes')
+  // A process keeps what a load made it take: a memory target it stays above would never scale back in.
+  if (hpaTarget !== undefined) t.ok(after < hpaTarget * request, 'after the load the instance is back under the autoscaling memory target')
+})

@@ -1,0 +1,95 @@
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { scopeDescription } from '../../src/auth/openapi-security.js'
+import { ERROR_CATALOGUE, codesAnsweredBy } from '../../src/http/error-catalogue.js'
+import { documentGroups, documentedPath } from '../../src/openapi/groups.js'
+import { operationTraits } from '../../src/openapi/operation.js'
+import { build } from '../helper.js'
+
+interface Parameter { name: string, in: string, required?: boolean }
+interface Response { content?: Record<string, { schema?: { properties?: { code?: { enum?: string[] } } } }> }
+interface Operation { parameters?: Parameter[], responses: Record<string, Response> }
+interface Document { paths: Record<string, Record<string, Operation>>, components: { securitySchemes?: Record<string, { flows?: { clientCredentials?: { tokenUrl: string, scopes: Record<string, string> } } }> } }
+
+const TOKEN_URL = 'https://auth.example.com/oauth/token'
+
+async function documents (app: FastifyInstance): Promise<Record<string, Document>> {
+  const out: Record<string, Document> = {}
+  for (const group of ['v1', 'v2', 'ops']) out[group] = (await app.inject({ url: `/docs/${group}/openapi.json` })).json()
+  return out
+}
+
+function declaredCodes (operation: Operation, status: number): string[] {
+  return operation.responses[String(status)]?.content?.['application/problem+json']?.schema?.properties?.code?.enum ?? []
+}
+
+/** The README's error table: `| 415 | \`UnsupportedMediaType\` | ... |`, codes as listed. */
+function readmeErrorTable (): Array<{ status: number, code: string }> {
+  const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('\n## Errors'), readme.indexOf('\n### Hostile input'))
+  return [...section.matchAll(/^\| (\d{3}) \| (.+?) \|/gm)].flatMap(([, status, codes]) =>
+    [...codes!.matchAll(/`([A-Za-z]+)`/g)].map(([, code]) => ({ status: Number(status), code: code! })))
+}
+
+t.test('the error catalogue holds every code of the README error table, with its status', async t => {
+  const table = readmeErrorTable()
+  t.ok(table.length >= 25, `the README table was read (${table.length} codes)`)
+  for (const { status, code } of table) {
+    t.equal(ERROR_CATALOGUE.find(entry => entry.code === code)?.status, status, `${status} ${code}`)
+  }
+})
+
+t.test('every operation declares each catalogued problem it can answer, and the optional parameters are optional', async t => {
+  const routes: RouteOptions[] = []
+  const app = await build(t, { env: { AUTH_TOKEN_URL: TOKEN_URL }, beforeApp: app => { app.addHook('onRoute', route => { routes.push(route) }) } })
+  const docs = await documents(app)
+  const groups = documentGroups(app.apiVersions)
+
+  let checked = 0
+  for (const route of routes) {
+    if (route.method === 'HEAD') continue
+    for (const group of groups) {
+      const path = documentedPath(group, route)
+      if (path === undefined) continue
+      const operation = docs[group.name]!.paths[path.replace(/:(\w+)/g, '{$1}')]![String(route.method).toLowerCase()]!
+      for (const entry of codesAnsweredBy(operationTraits(route, group.version !== undefined))) {
+        t.ok(declaredCodes(operation, entry.status).includes(entry.code), `${group.name} ${String(route.method)} ${path} declares ${entry.status} ${entry.code}`)
+        checked++
+      }
+    }
+  }
+  t.ok(checked > 500, `${checked} declarations checked`)
+
+  // Codes a route declares itself: each appears on some operation.
+  const operations = Object.values(docs).flatMap(doc => Object.values(doc.paths).flatMap(ops => Object.values(ops)))
+  for (const entry of ERROR_CATALOGUE.filter(entry => entry.answeredBy === 'route')) {
+    t.ok(operations.some(operation => declaredCodes(operation, entry.status).includes(entry.code)), `some operation declares ${entry.status} ${entry.code}`)
+  }
+
+  // What clients hit first: a body of the wrong type or size, the rate limit, an unavailable database.
+  const create = docs.v2!.paths['/api/v2/vagas']!.post!
+  for (const [status, code] of [[413, 'BodyTooLarge'], [415, 'UnsupportedMediaType'], [429, 'RateLimited'], [503, 'DatabaseUnavailable'], [503, 'Overloaded'], [503, 'HandlerTimeout']] as const) {
+    t.ok(declaredCodes(create, status).includes(code), `POST /api/v2/vagas declares ${status} ${code}`)
+  }
+  t.notOk(docs.ops!.paths['/ping']!.get!.responses['429'], '/ping is never rate limited')
+
+  const paging = Object.values(docs).flatMap(doc => Object.values(doc.paths).flatMap(ops => Object.values(ops)))
+    .flatMap(operation => (operation.parameters ?? []).filter(p => p.in === 'query' && (p.name === 'limit' || p.name === 'offset')))
+  t.equal(paging.length, 9, 'limit on six list operations, offset on the three of v1')
+  t.same(paging.filter(p => p.required === true), [], 'paging parameters have defaults and are optional')
+})
+
+t.test('the oauth2 scheme lists every scope with a description, as the RFC 9728 metadata does', async t => {
+  const app = await build(t, { env: { AUTH_TOKEN_URL: TOKEN_URL } })
+  const docs = await documents(app)
+  const metadata = (await app.inject({ url: '/.well-known/oauth-protected-resource' })).json() as { scopes_supported: string[] }
+  t.ok(metadata.scopes_supported.length >= 8)
+  for (const [group, doc] of Object.entries(docs)) {
+    const flow = doc.components.securitySchemes?.oauth2?.flows?.clientCredentials
+    t.equal(flow?.tokenUrl, TOKEN_URL, `${group}: tokens come from AUTH_TOKEN_URL`)
+    t.same(Object.keys(flow?.scopes ?? {}).sort(), [...metadata.scopes_supported].sort(), `${group}: the same scopes as the metadata`)
+    for (const [scope, description] of Object.entries(flow?.scopes ?? {})) t.equal(description, scopeDescription(scope), `${scope} is described`)
+  }
+})
