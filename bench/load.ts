@@ -1,6 +1,9 @@
 // One autocannon run, in its own process so it can be pinned to its own core. Reads the options
 // as JSON from argv[2] and prints one JSON line with the figures bench/run.ts needs.
 import autocannon from 'autocannon'
+import { summarize, type LoadResult } from './load-result.js'
+
+export type { LoadResult }
 
 export interface LoadOptions {
   url: string
@@ -10,19 +13,6 @@ export interface LoadOptions {
   connections: number
   pipelining: number
   duration: number
-}
-
-export interface LoadResult {
-  requestsPerSecond: number
-  latencyP50: number
-  latencyP99: number
-  total: number
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodes: Record<string, number>
-  /** Filled in by bench/run.ts: the server's CPU time over the run divided by the requests answered. */
-  cpuMicrosPerRequest?: number
 }
 
 const options = JSON.parse(process.argv[2] ?? '{}') as LoadOptions
@@ -37,17 +27,4 @@ const result = await autocannon({
   duration: options.duration
 })
 
-const statusCodes: Record<string, number> = {}
-for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = count.count ?? 0
-
-const summary: LoadResult = {
-  requestsPerSecond: result.requests.average,
-  latencyP50: result.latency.p50,
-  latencyP99: result.latency.p99,
-  total: result.requests.total,
-  non2xx: result.non2xx,
-  errors: result.errors,
-  timeouts: result.timeouts,
-  statusCodes
-}
-process.stdout.write(`${JSON.stringify(summary)}\n`)
+process.stdout.write(`${JSON.stringify(summarize(result))}\n`)

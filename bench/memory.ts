@@ -6,12 +6,12 @@ import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { SignJWT } from 'jose'
 import { SHIPPED_NODE_OPTIONS } from './node-options.js'
+import { freshDatabase } from './harness.js'
 
 const root = resolve(import.meta.dirname, '..')
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -27,25 +27,6 @@ function rssBytes (pid: number): number {
   return Number(match[1]) * 1024
 }
 
-async function freshDatabase (): Promise<{ url: string, drop: () => Promise<void> }> {
-  const name = `bench_memory_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: serverUrl })
-  await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(serverUrl)
-  url.pathname = `/${name}`
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: serverUrl })
-      await client.connect()
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await client.end()
-    }
-  }
-}
-
 async function sampleIds (url: string): Promise<{ vagas: string[], candidatos: string[] }> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -59,7 +40,7 @@ function pick<T> (items: T[]): T {
   return items[Math.floor(Math.random() * items.length)] as T
 }
 
-const database = await freshDatabase()
+const database = await freshDatabase(serverUrl, 'bench_memory')
 try {
   process.stdout.write(`seeding ${counts.vagas} vagas and ${counts.candidatos} candidatos ...\n`)
   const seeded = spawnSync(process.execPath, ['scripts/start.js', 'src/cli/seed.js', String(counts.vagas), String(counts.candidatos)], {

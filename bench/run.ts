@@ -2,19 +2,14 @@
 // Fastify baseline, in the same run with the same settings. Servers share one core, autocannon gets
 // the other, so the ratio measures the servers and not the load generator. Warm-up, then interleaved
 // A/B rounds; the medians are printed and written to bench/results/latest.json.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { availableParallelism, cpus, tmpdir } from 'node:os'
-import { once } from 'node:events'
-import { join, resolve } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
 import type { LoadOptions, LoadResult } from './load.js'
 import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
-import { SHIPPED_NODE_OPTIONS } from './node-options.js'
+import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
 
-const root = resolve(import.meta.dirname, '..')
 const settings = {
   connections: 100,
   pipelining: 10,
@@ -23,137 +18,41 @@ const settings = {
   rounds: positiveInteger('BENCH_ROUNDS', 3)
 }
 
-function positiveInteger (name: string, fallback: number): number {
-  const raw = process.env[name]
-  if (raw === undefined || raw === '') return fallback
-  const value = Number(raw)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (seconds or a count), not ${raw}`)
-  return value
-}
-
-// ---- CPU pinning ---------------------------------------------------------------------------------
-
-interface Pinning { server: string[], load: string[], note: string }
-
-function choosePinning (): Pinning {
-  const cores = availableParallelism()
-  const tasksetWorks = spawnSync('taskset', ['-c', '0', 'true']).status === 0
-  if (cores >= 2 && tasksetWorks) {
-    return { server: ['taskset', '-c', '0'], load: ['taskset', '-c', '1'], note: 'servers on CPU 0, autocannon on CPU 1' }
-  }
-  const why = tasksetWorks ? `only ${cores} CPU available` : 'taskset is not available (Debian: util-linux)'
-  process.stdout.write(`NOTICE: not pinning processes to cores (${why}); the ratio also measures the load generator.\n`)
-  return { server: [], load: [], note: `unpinned: ${why}` }
-}
-
-function command (prefix: string[], args: string[]): [string, string[]] {
-  const all = [...prefix, process.execPath, ...args]
-  return [all[0] as string, all.slice(1)]
-}
-
-// ---- servers -------------------------------------------------------------------------------------
-
-interface Server { name: string, baseUrl: string, child: ChildProcess, stderr: () => string }
-
-async function freePort (): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const address = probe.address()
-  probe.close()
-  await once(probe, 'close')
-  if (typeof address !== 'object' || address === null) throw new Error('no free port found')
-  return address.port
-}
-
-async function waitFor (baseUrl: string, path: string, status = 200, timeoutMs = 30_000, child?: ChildProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  let last = 'no answer'
-  while (Date.now() < deadline) {
-    if (child?.exitCode != null) throw new Error(`the process exited with code ${child.exitCode}`)
-    try {
-      const response = await fetch(baseUrl + path, { signal: AbortSignal.timeout(2000) })
-      await response.arrayBuffer()
-      if (response.status === status) return
-      last = `status ${response.status}`
-    } catch (error) {
-      last = (error as Error).message
-    }
-    await sleep(100)
-  }
-  throw new Error(`${baseUrl}${path} did not answer ${status} within ${timeoutMs} ms (${last})`)
-}
-
-// The V8 flags the service runs with (`npm start`, the Dockerfile's NODE_OPTIONS). Both servers get
-// them, so the ratio compares the applications and not their heap settings.
-const SERVER_NODE_FLAGS = SHIPPED_NODE_OPTIONS.split(/\s+/)
-
-async function startServer (name: string, pinning: Pinning, args: string[], env: Record<string, string>): Promise<Server> {
-  const [file, argv] = command(pinning.server, [...SERVER_NODE_FLAGS, ...args])
-  // Logs go nowhere: a pipe back to this process would put its reader on the load generator's core.
-  const child = spawn(file, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000) })
-  const server = { name, baseUrl: `http://127.0.0.1:${env.PORT}`, child, stderr: () => stderr }
-  try {
-    await waitFor(server.baseUrl, '/ping', 200, 30_000, child)
-  } catch (error) {
-    await stopServer(server)
-    throw new Error(`${name} did not start: ${(error as Error).message}\n${stderr}`)
-  }
-  return server
-}
-
-async function stopServer (server: Server): Promise<void> {
-  const { child } = server
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
-  await exited
-  clearTimeout(timer)
-}
-
-/**
- * CPU seconds the server process has used (Linux /proc; undefined elsewhere). CPU time per request
- * is a second view of the cost that neighbours on a shared machine disturb far less than req/s.
- */
-function cpuSeconds (server: Server): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // utime and stime are fields 14 and 15 of the line, in clock ticks (USER_HZ is 100 on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return undefined
-  }
-}
-
 // ---- load ----------------------------------------------------------------------------------------
 
-interface BenchRequest { method: string, path: string, headers: Record<string, string>, body?: string, expectStatus: number }
+interface BenchRequest {
+  method: string
+  path: string
+  headers: Record<string, string>
+  body?: string
+  expectStatus: number
+  connections?: number
+  pipelining?: number
+  /** Sent to the service (not the baseline) alongside, for as long as the measured load runs. */
+  background?: Required<PreparedRequest>['background']
+}
 
-async function load (pinning: Pinning, server: Server, request: BenchRequest, durationSeconds: number): Promise<LoadResult> {
+async function autocannon (pinning: Pinning, server: Server, request: Omit<BenchRequest, 'expectStatus'>, durationSeconds: number): Promise<LoadResult> {
   const options: LoadOptions = {
     url: server.baseUrl + request.path,
     method: request.method,
     headers: request.headers,
     body: request.body,
-    connections: settings.connections,
-    pipelining: settings.pipelining,
+    connections: request.connections ?? settings.connections,
+    pipelining: request.pipelining ?? settings.pipelining,
     duration: durationSeconds
   }
-  const [file, argv] = command(pinning.load, ['--import=tsx', join(root, 'bench/load.ts'), JSON.stringify(options)])
-  const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
-  let stdout = ''
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
-  const cpuBefore = cpuSeconds(server)
-  const [code] = await once(child, 'exit') as [number | null]
-  const cpuAfter = cpuSeconds(server)
-  if (code !== 0) throw new Error(`autocannon against ${server.name} exited with code ${code}`)
-  const result = JSON.parse(stdout) as LoadResult
-  if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0) {
-    result.cpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / result.total
-  }
+  return await runLoad(pinning, server, 'bench/load.ts', options)
+}
+
+async function load (pinning: Pinning, server: Server, request: BenchRequest, durationSeconds: number): Promise<LoadResult> {
+  const background = request.background !== undefined && server.name === 'service'
+    ? autocannon(pinning, server, { method: 'GET', pipelining: 1, ...request.background }, durationSeconds)
+    : undefined
+  const result = await autocannon(pinning, server, request, durationSeconds)
+  // The background load counts too: a scenario whose background requests failed measured nothing.
+  const behind = await background
+  if (behind !== undefined) result.errors += unexpectedAnswers(behind, 200)
   return result
 }
 
@@ -164,24 +63,6 @@ function unexpectedAnswers (result: LoadResult, expectStatus: number): number {
 }
 
 // ---- figures -------------------------------------------------------------------------------------
-
-interface Figures { requestsPerSecond: number, latencyP50: number, latencyP99: number, cpuMicrosPerRequest?: number }
-
-function median (values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
-}
-
-function medians (rounds: LoadResult[]): Figures {
-  const cpu = rounds.flatMap(r => r.cpuMicrosPerRequest ?? [])
-  return {
-    requestsPerSecond: median(rounds.map(r => r.requestsPerSecond)),
-    latencyP50: median(rounds.map(r => r.latencyP50)),
-    latencyP99: median(rounds.map(r => r.latencyP99)),
-    cpuMicrosPerRequest: cpu.length === rounds.length ? median(cpu) : undefined
-  }
-}
 
 interface ScenarioReport {
   name: string
@@ -196,7 +77,10 @@ interface ScenarioReport {
   cpuRatio?: number
   /** In a group: the median over the rounds of this scenario's req/s ÷ the group's first scenario's. */
   relative?: { to: string, ratio: number, roundRatios: number[] }
+  /** This scenario's ratio ÷ the named scenario's ratio: two service processes compared through one baseline. */
+  versus?: { to: string, ratio: number }
   target?: number
+  maxLatencyP99Ms?: number
   unexpectedAnswers: number
 }
 
@@ -210,9 +94,10 @@ function printTable (reports: ScenarioReport[]): void {
       `${report.ratio.toFixed(2)} (rounds ${spread}${flag})`, report.cpuRatio?.toFixed(2) ?? '-'])
     rows.push(['', 'baseline', fmt(report.baseline.requestsPerSecond, 0), fmt(report.baseline.latencyP50, 1), fmt(report.baseline.latencyP99, 1), cpu(report.baseline), '', ''])
   }
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map(row => row[column]!.length)))
-  const line = (row: string[]) => row.map((cell, column) => column >= 2 && column <= 5 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)).join('  ').trimEnd()
-  process.stdout.write(`\n${line(rows[0]!)}\n${widths.map(w => '-'.repeat(w)).join('  ')}\n${rows.slice(1).map(line).join('\n')}\n`)
+  printRows(rows)
+  const compared = reports.filter(report => report.versus !== undefined)
+  if (compared.length > 0) process.stdout.write('\nBetween service processes, each one\'s ratio to the baseline divided by the other\'s:\n')
+  for (const { name, versus } of compared) process.stdout.write(`  ${name} / ${versus!.to}: ${versus!.ratio.toFixed(2)}\n`)
   const related = reports.filter(report => report.relative !== undefined)
   if (related.length === 0) return
   process.stdout.write('\nWithin one service process, req/s against the group\'s first scenario (median of the rounds):\n')
@@ -220,10 +105,6 @@ function printTable (reports: ScenarioReport[]): void {
     const { to, ratio, roundRatios } = relative!
     process.stdout.write(`  ${name} / ${to}: ${ratio.toFixed(2)} (rounds ${Math.min(...roundRatios).toFixed(2)}-${Math.max(...roundRatios).toFixed(2)})\n`)
   }
-}
-
-function fmt (value: number, digits: number): string {
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
 // ---- the run -------------------------------------------------------------------------------------
@@ -255,10 +136,7 @@ function processKey (scenario: Scenario): string {
 
 function report (measurement: Measurement, reference?: Measurement): ScenarioReport {
   const { scenario, request, service, baseline } = measurement
-  const ofService = { ...medians(service.rounds), rounds: service.rounds }
-  const ofBaseline = { ...medians(baseline.rounds), rounds: baseline.rounds }
-  // The ratio is taken within each round, so a neighbour's burst that slows one round slows both sides.
-  const roundRatios = service.rounds.map((result, round) => result.requestsPerSecond / baseline.rounds[round]!.requestsPerSecond)
+  const comparison = compare(service.rounds, baseline.rounds)
   const unexpected = service.rounds.reduce((sum, result) => sum + unexpectedAnswers(result, service.expectStatus), 0) +
     baseline.rounds.reduce((sum, result) => sum + unexpectedAnswers(result, baseline.expectStatus), 0)
   const relativeRounds = reference === undefined || reference === measurement
@@ -268,15 +146,12 @@ function report (measurement: Measurement, reference?: Measurement): ScenarioRep
     name: scenario.name,
     method: request.method,
     path: request.path,
-    service: ofService,
-    baseline: ofBaseline,
-    ratio: median(roundRatios),
-    roundRatios,
-    cpuRatio: ofService.cpuMicrosPerRequest === undefined || ofBaseline.cpuMicrosPerRequest === undefined
-      ? undefined
-      : ofBaseline.cpuMicrosPerRequest / ofService.cpuMicrosPerRequest,
+    ...comparison,
+    service: { ...comparison.service, rounds: service.rounds },
+    baseline: { ...comparison.baseline, rounds: baseline.rounds },
     relative: relativeRounds === undefined ? undefined : { to: reference!.scenario.name, ratio: median(relativeRounds), roundRatios: relativeRounds },
     target: scenario.target,
+    maxLatencyP99Ms: scenario.maxLatencyP99Ms,
     unexpectedAnswers: unexpected
   }
 }
@@ -303,6 +178,7 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
         DATA_DIR: join(dataDir, `${first.group ?? first.name}-${processes.size}`),
         ...Object.fromEntries(Object.entries(scenario.env ?? {}).map(([name, value]) => [name, value.replaceAll(OTLP_SINK, otlpSink)]))
       }
+      for (const member of unit) if (processKey(member) === key) await member.prepare?.(env)
       running = { service: await startServer('service', pinning, [...scenario.nodeArgs ?? [], 'dist/src/server.js'], env), env }
       processes.set(key, running)
     }
@@ -322,7 +198,10 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
         path: prepared.path ?? scenario.path,
         headers: { ...scenario.headers, ...prepared.headers },
         body: prepared.body ?? scenario.body,
-        expectStatus: scenario.expectStatus ?? 200
+        expectStatus: scenario.expectStatus ?? 200,
+        connections: scenario.connections,
+        pipelining: scenario.pipelining,
+        background: prepared.background
       }
       measurements.push({
         scenario,
@@ -379,23 +258,26 @@ async function main (): Promise<number> {
     rmSync(dataDir, { recursive: true, force: true })
   }
 
+  for (const report of reports) {
+    const versus = selected.find(scenario => scenario.name === report.name)?.versus
+    const other = reports.find(candidate => candidate.name === versus)
+    if (versus !== undefined && other !== undefined) report.versus = { to: versus, ratio: report.ratio / other.ratio }
+  }
   printTable(reports)
-  const resultsDir = join(root, 'bench/results')
-  mkdirSync(resultsDir, { recursive: true })
-  writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify({
-    date: new Date().toISOString(),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cpus: availableParallelism(),
-    pinning: pinning.note,
-    settings,
-    scenarios: reports
-  }, null, 2) + '\n')
-  process.stdout.write('\nwritten to bench/results/latest.json\n')
+  writeResults('latest.json', pinning, { settings, scenarios: reports })
 
   for (const report of reports) {
+    if (report.maxLatencyP99Ms !== undefined) {
+      // Latency counts only answered requests: a probe sent one at a time that stays within the bound
+      // also answers at least 1000 / bound times a second, or it waited on answers that never came.
+      const { latencyP99: p99, requestsPerSecond } = report.service
+      const met = p99 < report.maxLatencyP99Ms && requestsPerSecond >= 1000 / report.maxLatencyP99Ms
+      process.stdout.write(`${report.name}: p99 ${p99.toFixed(1)} ms at ${fmt(requestsPerSecond, 0)} req/s ${met ? 'meets' : 'MISSES'} the bound of ${report.maxLatencyP99Ms} ms\n`)
+    }
     if (report.target === undefined) continue
-    const [ratio, of] = report.relative === undefined ? [report.ratio, 'the baseline'] : [report.relative.ratio, report.relative.to]
+    const [ratio, of] = report.versus !== undefined
+      ? [report.versus.ratio, `${report.versus.to} (each a ratio to the baseline)`]
+      : report.relative === undefined ? [report.ratio, 'the baseline'] : [report.relative.ratio, report.relative.to]
     const verdict = ratio >= report.target ? 'meets' : 'MISSES'
     process.stdout.write(`${report.name}: ${ratio.toFixed(2)} of ${of} ${verdict} the target of ${report.target.toFixed(2)}\n`)
   }

@@ -2,6 +2,8 @@
 // built service and to the bare Fastify baseline (bench/baseline.ts), which answers `pong` to any
 // request. To measure a new route, add an entry here.
 
+import { execFileSync } from 'node:child_process'
+import { resolve } from 'node:path'
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
 import { OTLP_SINK } from './otlp-sink.js'
 
@@ -10,6 +12,8 @@ export interface PreparedRequest {
   path?: string
   headers?: Record<string, string>
   body?: string
+  /** A request sent to the service alongside the measured one, by this many connections, during every measured run. */
+  background?: { path: string, headers: Record<string, string>, connections: number }
 }
 
 export interface SetupContext {
@@ -46,6 +50,15 @@ export interface Scenario {
   relativeTo?: string
   /** Node arguments before the service's entry point (e.g. the tracing preload). */
   nodeArgs?: string[]
+  /** Compare with another scenario measured by another service process: `target` then bounds this ratio ÷ that one. */
+  versus?: string
+  /** The largest acceptable p99 latency of the service, in ms, for a probe of one connection without pipelining. */
+  maxLatencyP99Ms?: number
+  /** Load shape other than the run's (100 connections, pipelining 10), e.g. a probe's. */
+  connections?: number
+  pipelining?: number
+  /** Runs once before the service starts, with its environment: fill its database, ... */
+  prepare?: (env: Readonly<Record<string, string>>) => Promise<void>
   /** Runs once against the started service before the load: mint a token, create a record, ... */
   setup?: (context: SetupContext) => Promise<PreparedRequest | undefined>
 }
@@ -57,14 +70,18 @@ export interface Scenario {
 // as it takes rather than the default 2 s.
 const BENCH_SECRET = TEST_JWT_SECRET
 const common = { AUTH_JWT_SECRET: BENCH_SECRET, RATE_LIMIT_MAX: '0', SHED_MAX_EVENT_LOOP_DELAY_MS: '0', DATABASE_POOL_TIMEOUT_MS: '600000' }
-// The service runs on real PostgreSQL, as deployed; the embedded database is not built for load, and
-// a process that holds it answers even /ping more slowly (README "Benchmarks"). `ping-embedded`
-// keeps that figure in view.
+// The service runs on real PostgreSQL, as deployed. The group `embedded` runs the same build on the
+// embedded database (its own process, reached through pg), compared with the PostgreSQL figures.
 const onPostgres = { ...common, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' }
 /** A setup step for scenarios that need the service ready (its checks passed) before the load. */
 async function whenReady ({ waitFor }: SetupContext): Promise<undefined> {
   await waitFor('/health/ready')
   return undefined
+}
+
+/** Fills the embedded database with 100,000 candidatos through `npm run seed`, before the service opens it. */
+async function seedEmbedded (env: Readonly<Record<string, string>>): Promise<void> {
+  execFileSync(process.execPath, [resolve(import.meta.dirname, '../dist/src/cli/seed.js'), '20', '100000'], { env, stdio: 'ignore' })
 }
 
 async function authorization (scope: string): Promise<string> {
@@ -135,7 +152,37 @@ export const scenarios: Scenario[] = [
       return { path: `/api/v1/candidatos?status=inscrito&vagaId=${vagaId}&sort=-criadoEm&limit=20`, headers }
     }
   },
-  { name: 'ping-embedded', method: 'GET', path: '/ping', env: common },
+  // The embedded database against PostgreSQL: /ping runs no query, so it must cost the same; the list's
+  // queries run in the database's process, so the service's event loop stays free.
+  { name: 'ping-embedded', group: 'embedded', method: 'GET', path: '/ping', env: common, versus: 'ping', target: 0.95, prepare: seedEmbedded },
+  {
+    name: 'candidatos-list-20-embedded',
+    group: 'embedded',
+    method: 'GET',
+    path: '/api/v1/candidatos?status=inscrito&vagaId={vaga}&sort=-criadoEm&limit=20',
+    env: common,
+    versus: 'candidatos-list-20',
+    target: 0.50,
+    setup: async ({ baseUrl, waitFor }) => {
+      await waitFor('/health/ready', 200, 120_000)
+      const { vagaId, headers } = await seedVaga(baseUrl)
+      return { path: `/api/v1/candidatos?status=inscrito&vagaId=${vagaId}&sort=-criadoEm&limit=20`, headers }
+    }
+  },
+  {
+    // One probe at a time, while 10 clients page deep into 100,000 candidatos (each query scans them).
+    name: 'health-live-slow-embedded-query',
+    group: 'embedded',
+    method: 'GET',
+    path: '/health/live',
+    env: common,
+    connections: 1,
+    pipelining: 1,
+    maxLatencyP99Ms: 50,
+    setup: async () => ({
+      background: { path: '/api/v1/candidatos?offset=99980&limit=20', headers: { authorization: await authorization('candidatos:read') }, connections: 10 }
+    })
+  },
   { name: 'health-live', method: 'GET', path: '/health/live', env: onPostgres },
   {
     name: 'health-ready',

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { exactJsonParser } from '../src/http/json-body.js'
 import { Problem } from '../src/http/problem.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
 import { versionedHref } from '../src/versioning/href.js'
@@ -89,8 +90,7 @@ async function apiVersioning (fastify: FastifyInstance): Promise<void> {
 
   // A body sent as the vendor media type is JSON, parsed like application/json.
   const escapedVendor = vendorName.replace(/[.]/g, '\\.')
-  fastify.addContentTypeParser(new RegExp(`^application/vnd\\.${escapedVendor}-v[0-9.]+\\+json$`), { parseAs: 'string' },
-    fastify.getDefaultJsonParser('error', 'ignore'))
+  fastify.addContentTypeParser(new RegExp(`^application/vnd\\.${escapedVendor}-v[0-9.]+\\+json$`), { parseAs: 'buffer' }, exactJsonParser(fastify))
 
   fastify.decorate('apiVersions', table)
   fastify.decorateRequest('apiVersion', {

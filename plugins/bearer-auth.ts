@@ -1,14 +1,14 @@
 import fp from 'fastify-plugin'
 import fastifyAuth from '@fastify/auth'
 import formbody from '@fastify/formbody'
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, preValidationHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload, RouteOptions, preValidationHookHandler } from 'fastify'
 import { insufficientScopeProblem, invalidRequestProblem, invalidTokenProblem, missingTokenProblem, type ChallengeSettings } from '../src/auth/challenge.js'
 import { buildTokenVerifier } from '../src/auth/build-verifier.js'
 import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError } from '../src/auth/errors.js'
 import type { Principal } from '../src/auth/principal.js'
 import { securityRequirement } from '../src/auth/openapi-security.js'
 import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
-import { extractToken, type TokenSource } from '../src/auth/token-extraction.js'
+import { extractToken, mayCarryToken, type TokenSource } from '../src/auth/token-extraction.js'
 import { tokenTransportIsSafe } from '../src/auth/transport.js'
 import { Problem } from '../src/http/problem.js'
 
@@ -99,6 +99,20 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     }
   }
 
+  // An anonymous request is refused from its head, before its body is read: a slow body sent by
+  // nobody in particular must not hold the server. A form body may still carry the token. A
+  // preParsing hook: the onRequest hooks (load shedding first) have run, the body is still unread.
+  function refuseAnonymous (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
+    let carries: boolean
+    try {
+      carries = mayCarryToken(request)
+    } catch (error) {
+      done(problemFor(error, settings) as Error)
+      return
+    }
+    done(carries ? null : missingTokenProblem(settings), payload)
+  }
+
   function authorize (required: readonly string[], optional: boolean): Guard {
     return async function authorizeScopes (request) {
       const principal = request.principal
@@ -130,6 +144,7 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     const optional = route.config?.auth === 'optional'
     if (scopes === undefined && !optional) return
     for (const scope of scopes ?? []) declaredScopes.add(scope)
+    if (!optional) route.preParsing = [...asArray(route.preParsing), refuseAnonymous]
     route.preValidation = [guard(scopes ?? [], optional), ...asArray(route.preValidation)]
     if (config.AUTH_QUERY_TOKEN) route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
     // The same declaration is the operation's security requirement in the OpenAPI documents.

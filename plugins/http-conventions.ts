@@ -87,6 +87,16 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     routes.add(path, Array.isArray(route.method) ? route.method : [route.method])
   })
 
+  // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400. Node would answer a
+  // bare 400 of its own (its requireHostHeader option is off, see src/server-options.ts).
+  fastify.addHook('onRequest', function requireHost (request: FastifyRequest, _reply: FastifyReply, done: (error?: Problem) => void) {
+    if ((request.headers.host ?? '') === '' && request.raw.httpVersion !== '1.0') {
+      done(new Problem(400, { detail: 'An HTTP/1.1 request must carry a Host header.', code: 'MissingHost' }))
+      return
+    }
+    done()
+  })
+
   // Runs on every response, /ping included: a callback hook, so no promise per request.
   fastify.addHook('onSend', function conventionHeaders (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookDone) {
     reply.header('x-request-id', request.id)

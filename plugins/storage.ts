@@ -39,12 +39,13 @@ const LONGEST_RETRY_MS = 15_000
  */
 async function storagePlugin (fastify: FastifyInstance): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
-  const { db, kind, ping, close } = createDatabase({
+  const { db, kind, open, ping, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
     poolSize: fastify.config.DATABASE_POOL_SIZE,
     connectTimeoutMs: fastify.config.DATABASE_POOL_TIMEOUT_MS,
-    onPoolError: error => log.warn(logCause(error), 'database connection lost')
+    onPoolError: error => log.warn(logCause(error), 'database connection lost'),
+    log
   })
 
   let state: StorageState = 'starting'
@@ -54,7 +55,7 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
   const ready = new Promise<void>(resolve => { markReady = resolve })
 
   function start (pause: number): void {
-    attempt = migrateToLatest(db).then(applied => {
+    attempt = open().then(async () => await migrateToLatest(db)).then(applied => {
       if (state === 'closed') return
       state = 'ready'
       markReady()

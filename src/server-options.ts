@@ -19,6 +19,8 @@ function httpOptions (config: Config): ServerOptions {
   const headersTimeout = config.REQUEST_TIMEOUT > 0 ? Math.min(config.REQUEST_TIMEOUT, NODE_HEADERS_TIMEOUT) : NODE_HEADERS_TIMEOUT
   return {
     maxHeaderSize: config.HEADER_LIMIT,
+    // A request without Host is answered by plugins/http-conventions.ts, as a problem document.
+    requireHostHeader: false,
     headersTimeout,
     // Node looks for late requests every 30 s by default; look often enough that a short limit holds.
     connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(headersTimeout / 4)))

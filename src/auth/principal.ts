@@ -10,6 +10,12 @@ export interface Principal {
   jti?: string
   /** Expiry in seconds since the epoch (`exp`). */
   expiresAt?: number
+  /**
+   * Who acts, unambiguously: the subject, else `client:<client id>`, then `@<iss>` when the token
+   * names an issuer other than the one every token must carry. Recorded as a candidato action's
+   * `ator` and owns the caller's idempotency keys.
+   */
+  actor: string
   /** All claims as verified, for routes that need more. */
   claims: Readonly<Record<string, unknown>>
 }
@@ -29,15 +35,32 @@ export function scopesOf (claims: Record<string, unknown>): Set<string> {
   return scopes
 }
 
-/** The principal for a verified claim set. */
-export function principalOf (claims: Record<string, unknown>): Principal {
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
+// `%`, `:` and `@` are percent-encoded in a subject or client id (`%` and `@` in an issuer): a subject
+// never looks like `client:...`, and the `@` before the issuer is the only one, so two different
+// callers never share an actor.
+const escaped = (value: string, special: RegExp): string => value.replace(special, char => encodeURIComponent(char))
+
+function actorOf (claims: Record<string, unknown>, sub: string | undefined, clientId: string | undefined, requiredIssuer: string | undefined): string {
+  const who = sub !== undefined ? escaped(sub, /[%:@]/g) : `client:${escaped(clientId ?? '', /[%:@]/g)}`
+  const issuer = typeof claims.iss === 'string' && claims.iss !== requiredIssuer ? claims.iss : undefined
+  return issuer === undefined ? who : `${who}@${escaped(issuer, /[%@]/g)}`
+}
+
+/**
+ * The principal for a verified claim set (checkClaims passed: it names a subject or a client).
+ * `requiredIssuer` is the issuer every accepted token carries, when one is configured.
+ */
+export function principalOf (claims: Record<string, unknown>, requiredIssuer?: string): Principal {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined)
+  const sub = text(claims.sub)
+  const clientId = text(claims.client_id) ?? text(claims.azp)
   return {
-    sub: text(claims.sub),
+    sub,
     scopes: scopesOf(claims),
-    clientId: text(claims.client_id) ?? text(claims.azp),
+    clientId,
     jti: text(claims.jti),
     expiresAt: typeof claims.exp === 'number' ? claims.exp : undefined,
+    actor: actorOf(claims, sub, clientId, requiredIssuer),
     claims
   }
 }

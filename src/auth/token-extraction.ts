@@ -18,9 +18,17 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
 const AUTHORIZATION = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+)(?:[ \t]+(.*))?$/
 const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i
 
+// Node keeps the first of two Authorization headers and drops the other: only the raw list shows both.
+function authorizationHeaderCount (rawHeaders: string[]): number {
+  let count = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') count++
+  return count
+}
+
 function headerToken (request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (header === undefined) return undefined
+  if (authorizationHeaderCount(request.raw.rawHeaders) > 1) throw new InvalidAuthRequestError('The request carries more than one Authorization header; send exactly one.')
   const match = AUTHORIZATION.exec(header.trim())
   // Credentials of another scheme (Basic, Digest...) are not ours: the request carries no bearer token.
   if (match === null || match[1]!.toLowerCase() !== 'bearer') return undefined
@@ -40,12 +48,24 @@ function fieldToken (container: unknown, where: string): string | undefined {
   return value
 }
 
-function bodyToken (request: FastifyRequest): string | undefined {
-  // RFC 6750 section 2.2: only a single-part form body, never on GET (nor HEAD).
-  if (request.method === 'GET' || request.method === 'HEAD') return undefined
+// RFC 6750 section 2.2: only a single-part form body, never on GET (nor HEAD).
+function bodyMayCarryToken (request: FastifyRequest): boolean {
+  if (request.method === 'GET' || request.method === 'HEAD') return false
   const type = request.headers['content-type']
-  if (type === undefined || !FORM_CONTENT_TYPE.test(type)) return undefined
-  return fieldToken(request.body, 'form field')
+  return type !== undefined && FORM_CONTENT_TYPE.test(type)
+}
+
+function bodyToken (request: FastifyRequest): string | undefined {
+  return bodyMayCarryToken(request) ? fieldToken(request.body, 'form field') : undefined
+}
+
+/**
+ * Whether the request may carry a bearer token, judged from its head alone, before its body is read.
+ * Throws, as extractToken does, when the Authorization header is malformed or repeated.
+ */
+export function mayCarryToken (request: FastifyRequest): boolean {
+  const query = request.query as Record<string, unknown> | undefined
+  return headerToken(request) !== undefined || query?.access_token !== undefined || bodyMayCarryToken(request)
 }
 
 /**

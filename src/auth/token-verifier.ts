@@ -46,7 +46,7 @@ export function createTokenVerifier (parts: TokenVerifierParts): TokenVerifier {
 
   function principalFrom (claims: JwtClaims): Principal {
     checkClaims(claims, parts.rules)
-    return principalOf(claims)
+    return principalOf(claims, parts.rules.issuer)
   }
 
   async function verifyFully (token: string): Promise<Principal> {

@@ -10,6 +10,7 @@ export async function withDatabase (command: string, task: (database: Database) 
     const config = loadConfig()
     const database = createDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })
     try {
+      await database.open()
       await task(database)
     } finally {
       await database.close()

@@ -30,20 +30,27 @@ export function sortText (keys: Array<SortKey<string>>): string {
   return keys.map(key => `${key.direction === 'desc' ? '-' : ''}${key.field}`).join(',')
 }
 
-/** What a cursor is bound to: the same sort and filters, or it means nothing. */
-function binding (sort: string, filter: Record<string, unknown>): string {
+/** What a cursor is bound to: the same collection, sort and filters, or it means nothing. */
+export interface CursorScope {
+  /** The collection's path without the version: `/vagas`, `/vagas/{id}/candidatos`. */
+  collection: string
+  sort: string
+  filter: Record<string, unknown>
+}
+
+function binding ({ collection, sort, filter }: CursorScope): string {
   const entries = Object.entries(filter).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))
-  return createHash('sha256').update(JSON.stringify([sort, entries])).digest('base64url').slice(0, 16)
+  return createHash('sha256').update(JSON.stringify([collection, sort, entries])).digest('base64url').slice(0, 16)
 }
 
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,2000}$'
 
-export function encodeCursor (position: Position, sort: string, filter: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify({ b: binding(sort, filter), v: position.values, id: position.id })).toString('base64url')
+export function encodeCursor (position: Position, scope: CursorScope): string {
+  return Buffer.from(JSON.stringify({ b: binding(scope), v: position.values, id: position.id })).toString('base64url')
 }
 
-/** The position in a `cursor` parameter; a cursor that is damaged or made for another query answers 400. */
-export function decodeCursor (cursor: string, sort: string, filter: Record<string, unknown>): Position {
+/** The position in a `cursor` parameter; a cursor that is damaged or made for another collection or query answers 400. */
+export function decodeCursor (cursor: string, scope: CursorScope): Position {
   let decoded: unknown
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
@@ -54,8 +61,8 @@ export function decodeCursor (cursor: string, sort: string, filter: Record<strin
   if (typeof shape !== 'object' || shape === null || !Array.isArray(shape.v) || typeof shape.id !== 'string' || typeof shape.b !== 'string') {
     throw invalidQuery('cursor', 'is not a cursor this service issued', 'InvalidCursor')
   }
-  if (shape.b !== binding(sort, filter)) {
-    throw invalidQuery('cursor', 'belongs to another sort or filter; start again without a cursor', 'InvalidCursor')
+  if (shape.b !== binding(scope)) {
+    throw invalidQuery('cursor', 'belongs to another collection, sort or filter; start again without a cursor', 'InvalidCursor')
   }
   return { values: shape.v, id: shape.id }
 }

@@ -45,7 +45,7 @@ const always = (): boolean => true
 
 export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
   { status: 400, code: 'ValidationFailed', when: 'A field fails its schema; `errors` lists each one', answeredBy: op => op.validated },
-  { status: 400, code: 'InvalidJson', when: 'The body is not valid JSON', answeredBy: op => op.takesBody },
+  { status: 400, code: 'InvalidJson', when: 'The body is not valid JSON, not valid UTF-8, or holds a lone surrogate', answeredBy: op => op.takesBody },
   { status: 400, code: 'EmptyJsonBody', when: 'The body is empty although its Content-Type is JSON', answeredBy: op => op.takesBody },
   { status: 400, code: 'InvalidContentLength', when: 'Content-Length does not match the body', answeredBy: op => op.takesBody },
   { status: 400, code: 'InvalidApiVersion', when: 'A version is malformed; `sources` names where', answeredBy: op => op.versioned },
@@ -56,6 +56,7 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
   { status: 400, code: 'TimestampInFuture', when: 'The heartbeat\'s timestamp is further ahead than HEARTBEAT_MAX_SKEW_MS', answeredBy: 'route' },
   { status: 400, code: 'AlreadyExpired', when: 'expiresAt is in the past', answeredBy: 'route' },
   { status: 400, code: 'InvalidUrl', when: 'A percent-encoded sequence in the URL path is malformed or not UTF-8', answeredBy: 'connection' },
+  { status: 400, code: 'MissingHost', when: 'An HTTP/1.1 request has no Host header', answeredBy: 'connection' },
   { status: 400, code: 'MalformedRequest', when: 'The request is not valid HTTP', answeredBy: 'connection' },
   { status: 401, code: 'TokenRequired', when: 'No bearer token was sent', answeredBy: op => op.tokenRequired },
   { status: 401, code: 'InvalidToken', when: 'The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)', answeredBy: op => op.authenticates },
@@ -78,6 +79,7 @@ export const ERROR_CATALOGUE: readonly CatalogueEntry[] = [
   { status: 431, code: 'HeadersTooLarge', when: 'The request head is larger than HEADER_LIMIT', answeredBy: always },
   { status: 500, code: 'InternalError', when: 'An unexpected failure; details are only in the service log', answeredBy: always },
   { status: 503, code: 'ServiceUnavailable', when: 'A dependency is down', answeredBy: op => op.timed },
+  { status: 503, code: 'Starting', when: 'The instance has not yet been ready for the first time (Retry-After)', answeredBy: op => op.database },
   { status: 503, code: 'DatabaseUnavailable', when: 'The database is unreachable or not migrated yet (Retry-After)', answeredBy: op => op.database },
   { status: 503, code: 'Overloaded', when: 'The service is shedding load (Retry-After)', answeredBy: op => op.shed },
   { status: 503, code: 'HandlerTimeout', when: 'The request took longer than HANDLER_TIMEOUT (Retry-After)', answeredBy: op => op.timed },

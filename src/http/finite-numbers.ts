@@ -1,5 +1,6 @@
 import { AjvCompiler } from '@fastify/ajv-compiler'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
+import { requiringDecimalIntegers } from './decimal-integers.js'
 
 interface Validate {
   (data: unknown): boolean
@@ -46,13 +47,16 @@ export function refusingNonFinite (compile: FastifySchemaCompiler<unknown>): Fas
   return route => refusingNonFiniteNumbers(compile(route) as Validate) as never
 }
 
-/** Fastify's `schemaController` option: Fastify's own Ajv compiler, its validators refusing non-finite numbers. */
+/**
+ * Fastify's `schemaController` option: Fastify's own Ajv compiler, its validators refusing non-finite
+ * numbers and integers not written in decimal digits.
+ */
 export function finiteNumberSchemaController (): NonNullable<FastifyServerOptions['schemaController']> {
   const build = AjvCompiler()
   return {
     compilersFactory: {
       buildValidator: ((externalSchemas: unknown, ajvOptions: unknown) =>
-        refusingNonFinite(build(externalSchemas as never, ajvOptions as never) as FastifySchemaCompiler<unknown>)) as never
+        requiringDecimalIntegers(refusingNonFinite(build(externalSchemas as never, ajvOptions as never) as FastifySchemaCompiler<unknown>))) as never
     }
   }
 }

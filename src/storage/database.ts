@@ -1,8 +1,6 @@
-import { mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
-import { Kysely, PostgresDialect, sql, type PostgresPool } from 'kysely'
+import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { createPglitePool, openPglite } from './pglite-pool.js'
+import { startEmbeddedDatabase, type EmbeddedLog } from './embedded-database.js'
 import type { Schema } from './schema.js'
 
 export type DatabaseKind = 'postgres' | 'pglite'
@@ -18,27 +16,33 @@ export interface DatabaseSettings {
   connectTimeoutMs?: number
   /** Reports pool errors (a connection lost while idle) instead of crashing the process. */
   onPoolError?: (error: Error) => void
+  /** Where the embedded database's process reports starts, stops and restarts. */
+  log?: EmbeddedLog
 }
 
 export interface Database {
   db: Kysely<Schema>
   kind: DatabaseKind
+  /** Resolves when the database can take connections: at once for PostgreSQL, once its process serves for the embedded one. */
+  open: () => Promise<void>
   /**
-   * `select 1`. On PostgreSQL it runs on a connection of its own, so a readiness check never waits
-   * behind a pool that busy requests hold: a loaded instance is not a broken one.
+   * `select 1` on a connection of its own, so a readiness check never waits behind a pool that busy
+   * requests hold: a loaded instance is not a broken one.
    */
   ping: () => Promise<void>
-  /** Closes every connection, whether or not a query ever ran. */
+  /** Closes every connection, whether or not a query ever ran, then stops the embedded database. */
   close: () => Promise<void>
 }
 
 // Columns of type bigint (count(*) among them) arrive as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
 
-function postgresPool (settings: DatabaseSettings): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString: settings.url,
-    max: settings.poolSize ?? 10,
+type Connection = Pick<pg.PoolConfig, 'connectionString' | 'host' | 'port' | 'user' | 'database'>
+
+function pool (connection: Connection, settings: DatabaseSettings, size: number): pg.Pool {
+  const created = new pg.Pool({
+    ...connection,
+    max: size,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 2000,
     idleTimeoutMillis: 30_000,
     application_name: 'recrutamento-api'
@@ -46,41 +50,42 @@ function postgresPool (settings: DatabaseSettings): pg.Pool {
   const report = (error: Error): void => settings.onPoolError?.(error)
   // A connection can drop while idle (the pool reports it) or while checked out for a query (the
   // client reports it, and the query fails with it): neither may crash the process.
-  pool.on('error', report)
-  pool.on('connect', client => client.on('error', report))
-  return pool
+  created.on('error', report)
+  created.on('connect', client => client.on('error', report))
+  return created
 }
 
-/** Opens the service's database: PostgreSQL when a URL is given, the embedded PGlite otherwise. */
+/**
+ * Opens the service's database through `pg` and Kysely's PostgresDialect: PostgreSQL when a URL is
+ * given, otherwise the embedded PGlite, which runs in a process of its own and serves the same protocol.
+ */
 export function createDatabase (settings: DatabaseSettings): Database {
-  const kind: DatabaseKind = settings.url === undefined ? 'pglite' : 'postgres'
-  const pool = kind === 'postgres' ? postgresPool(settings) : embeddedPool(settings.dataDir)
+  const embedded = settings.url === undefined ? startEmbeddedDatabase(settings.dataDir, settings.log) : undefined
+  const connection: Connection = embedded === undefined
+    ? { connectionString: settings.url }
+    : { host: embedded.host, port: embedded.port, user: 'postgres', database: 'postgres' }
+  const queries = pool(connection, settings, settings.poolSize ?? 10)
+  const probe = pool(connection, settings, 1)
   // Kysely ends the pool only if a query ever ran; ending it ourselves covers the other case.
   let ended = false
   const endOnce = async (): Promise<void> => {
     if (ended) return
     ended = true
-    await pool.end()
+    await queries.end()
   }
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: endOnce } }) })
-  const probe = kind === 'postgres' ? postgresPool({ ...settings, poolSize: 1 }) : undefined
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: { connect: () => queries.connect(), end: endOnce } }) })
   return {
     db,
-    kind,
+    kind: embedded === undefined ? 'postgres' : 'pglite',
+    open: async () => await embedded?.whenServing(),
     async ping () {
-      if (probe !== undefined) await probe.query('select 1')
-      else await sql`select 1`.execute(db)
+      await probe.query('select 1')
     },
     async close () {
       await db.destroy()
       await endOnce()
-      await probe?.end()
+      await probe.end()
+      await embedded?.stop()
     }
   }
-}
-
-function embeddedPool (dataDir: string): PostgresPool {
-  const directory = resolve(dataDir, 'pglite')
-  mkdirSync(directory, { recursive: true })
-  return createPglitePool(() => openPglite(directory))
 }

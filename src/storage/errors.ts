@@ -1,5 +1,6 @@
 // Errors that mean the database cannot be reached right now, as opposed to a query that is wrong.
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300'])
+// ENOENT: the embedded database's socket is missing while its process restarts.
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300'])
 
 export function isDatabaseUnavailable (error: unknown): boolean {
   if (!(error instanceof Error)) return false

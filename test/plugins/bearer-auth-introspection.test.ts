@@ -48,7 +48,7 @@ t.test('an opaque token is checked by introspection with client credentials, and
 t.test('active:false, expired answers and scope shortfalls map to the RFC 6750 errors', async t => {
   const { server } = await introspectionServer(t, {
     'opaque-expired': { active: true, scope: 'vagas:read', exp: Math.floor(Date.now() / 1000) - 5 },
-    'opaque-weak': { active: true, scope: 'candidatos:read', exp: future() }
+    'opaque-weak': { active: true, scope: 'candidatos:read', sub: 'rui', exp: future() }
   })
   const app = await build(t, { env: { AUTH_INTROSPECTION_URL: `${server.url}/introspect` }, extraRoutes: routes })
   const inactive = await app.inject({ method: 'GET', url: '/secrets', headers: { authorization: 'Bearer opaque-revoked' } })

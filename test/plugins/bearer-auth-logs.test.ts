@@ -34,3 +34,19 @@ t.test('no log line ever holds a token, whichever way it came and however the re
     t.same(leaked, [], `no line holds ${token.slice(0, 8)}...`)
   }
 })
+
+t.test('a query token is masked in the log whatever the encoding of its name', async t => {
+  const lines: string[] = []
+  const app = await build(t, { env: { LOG_LEVEL: 'trace' }, extraRoutes: routes, logStream: { write: line => { lines.push(line) } } })
+  const token = await mintToken({ scope: 'vagas:read' })
+  const signature = token.split('.')[2]!
+  const names = ['access%5Ftoken', '%61ccess_token', 'access_token%00', 'access_token%zz', 'ACCESS_TOKEN', 'access%5ftoken%5B%5D']
+  for (const name of names) {
+    for (const path of ['/secrets', '/broken']) {
+      lines.length = 0
+      const response = await app.inject({ method: 'GET', url: `${path}?a=1&${name}=${token}` })
+      t.ok(lines.some(line => line.includes('"req":')), `${path}?${name}= is logged (${response.statusCode})`)
+      t.same(lines.filter(line => line.includes(signature)), [], `no line holds the token sent as ${name} to ${path}`)
+    }
+  }
+})

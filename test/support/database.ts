@@ -14,6 +14,7 @@ export async function migratedDatabase (t: Test, backend: Backend): Promise<Kyse
   if (backend === 'postgres' && url === undefined) return undefined
   const database = createDatabase({ url, dataDir: await freshDataDir(t), poolSize: 20 })
   t.teardown(() => database.close())
+  await database.open()
   await migrateToLatest(database.db)
   return database.db
 }

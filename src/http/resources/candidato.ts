@@ -20,7 +20,7 @@ const HistoricoSchema = Type.Array(Type.Object({
   status: CandidatoStatusSchema,
   vagaAnteriorId: NullableId(),
   vagaId: NullableId(),
-  ator: Type.String({ description: 'The `sub` of the token that acted' }),
+  ator: Type.String({ description: 'Who acted: the token\'s `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one' }),
   em: Timestamp
 }), { description: 'Every action on the candidato, oldest first (single-resource representations only)' })
 

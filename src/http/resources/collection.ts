@@ -87,8 +87,8 @@ export async function collectionPage<F extends string, Filter extends Record<str
     return { items: result.items.map(options.represent), total: result.total ?? 0, offset, limit: query.limit, links }
   }
 
-  const bound = sortText(sort)
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, bound, options.filter)
+  const scope = { collection: path, sort: sortText(sort), filter: options.filter }
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope)
   let result: ListResult<T>
   try {
     result = await options.list({ filter: options.filter, sort, limit: query.limit, page: { kind: 'cursor', after } })
@@ -97,6 +97,6 @@ export async function collectionPage<F extends string, Filter extends Record<str
     throw error
   }
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
-  if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, bound, options.filter) }), method: 'GET' })
+  if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
   return { items: result.items.map(options.represent), limit: query.limit, links }
 }

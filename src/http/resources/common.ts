@@ -95,9 +95,10 @@ export function preconditionFailed (): Problem {
   return new Problem(412, { detail: 'The resource has changed since the ETag in If-Match; read it again and retry. Nothing was changed.', code: 'PreconditionFailed' })
 }
 
-/** Who acts: the token's subject, else its client. */
+/** Who acts (Principal.actor). Only routes that require a token act, so a caller is always known. */
 export function actorOf (request: FastifyRequest): string {
-  return request.principal?.sub ?? request.principal?.clientId ?? 'anonymous'
+  if (request.principal === undefined) throw new Error('a route that records its actor must require a token')
+  return request.principal.actor
 }
 
 export function setValidators (reply: FastifyReply, etag: string, lastModified: Date): FastifyReply {

@@ -246,14 +246,15 @@ t.test('a page size or offset that is not a finite number answers 400 Validation
   for (const [version, query, field] of [['v1', 'limit=Infinity', '/limit'], ['v1', 'limit=-Infinity', '/limit'], ['v1', 'offset=1e400', '/offset'], ['v2', 'limit=1e400', '/limit']]) {
     const res = await app.inject({ url: `/api/${version}/vagas?${query}`, headers: auth })
     t.equal(res.statusCode, 400, query)
-    t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'querystring', field, message: 'must be a finite number' }] }, query)
+    // Text is read as an integer only when it is decimal digits, so these never reach a number.
+    t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'querystring', field, message: 'must be an integer in decimal digits' }] }, query)
   }
 })
 
 t.test('a forged cursor with a timestamp the database cannot hold answers 400 InvalidCursor', async t => {
   const { app, auth } = await ready(t)
   // The cursor's binding is a digest anyone can compute: a client can forge a cursor that passes it.
-  const forged = encodeCursor({ values: ['-271821-04-20T00:00:00.000Z'], id: '00000000-0000-4000-8000-000000000000' }, '-criadoEm', {})
+  const forged = encodeCursor({ values: ['-271821-04-20T00:00:00.000Z'], id: '00000000-0000-4000-8000-000000000000' }, { collection: '/vagas', sort: '-criadoEm', filter: {} })
   const res = await app.inject({ url: `/api/v2/vagas?limit=5&cursor=${forged}`, headers: auth })
   t.equal(res.statusCode, 400)
   t.match(res.json(), { code: 'InvalidCursor' })

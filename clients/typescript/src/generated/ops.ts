@@ -1098,7 +1098,7 @@ export interface operations {
             /**
              * @description - `AlreadyExpired`: expiresAt is in the past
              *     - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
@@ -2723,7 +2723,7 @@ export interface operations {
             /**
              * @description - `TimestampInFuture`: The heartbeat's timestamp is further ahead than HEARTBEAT_MAX_SKEW_MS
              *     - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off

@@ -859,7 +859,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -883,7 +883,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -1221,6 +1221,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -1244,7 +1245,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1340,7 +1341,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -1364,7 +1365,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -1675,6 +1676,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -1698,7 +1700,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1743,7 +1745,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -2054,6 +2056,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -2077,7 +2080,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2173,7 +2176,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -2197,7 +2200,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -2508,6 +2511,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -2531,7 +2535,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2576,7 +2580,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -2887,6 +2891,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -2910,7 +2915,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3022,7 +3027,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -3046,7 +3051,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -3384,6 +3389,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -3407,7 +3413,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3452,7 +3458,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -3763,6 +3769,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -3786,7 +3793,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3886,7 +3893,7 @@ export interface operations {
                                 status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                                 vagaAnteriorId: string | null;
                                 vagaId: string | null;
-                                /** @description The `sub` of the token that acted */
+                                /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                                 ator: string;
                                 /**
                                  * Format: date-time
@@ -4093,6 +4100,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -4116,7 +4124,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4229,7 +4237,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -4253,7 +4261,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -4518,6 +4526,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -4541,7 +4550,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4641,7 +4650,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -4888,6 +4897,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -4911,7 +4921,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5028,7 +5038,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -5052,7 +5062,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -5363,6 +5373,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -5386,7 +5397,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5431,7 +5442,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -5719,6 +5730,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -5742,7 +5754,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5853,7 +5865,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -5877,7 +5889,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -6188,6 +6200,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -6211,7 +6224,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6312,7 +6325,7 @@ export interface operations {
                                 status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                                 vagaAnteriorId: string | null;
                                 vagaId: string | null;
-                                /** @description The `sub` of the token that acted */
+                                /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                                 ator: string;
                                 /**
                                  * Format: date-time
@@ -6565,6 +6578,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -6588,7 +6602,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6856,6 +6870,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -6879,7 +6894,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6988,7 +7003,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -7230,6 +7245,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -7253,7 +7269,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -7566,6 +7582,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -7589,7 +7606,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -7696,7 +7713,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -7984,6 +8001,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -8007,7 +8025,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8052,7 +8070,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -8363,6 +8381,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -8386,7 +8405,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8498,7 +8517,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -8786,6 +8805,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -8809,7 +8829,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };

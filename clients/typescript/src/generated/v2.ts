@@ -819,7 +819,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -854,7 +854,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -1192,6 +1192,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -1215,7 +1216,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1305,7 +1306,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -1340,7 +1341,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -1651,6 +1652,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -1674,7 +1676,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1713,7 +1715,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -2024,6 +2026,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -2047,7 +2050,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2137,7 +2140,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -2172,7 +2175,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -2483,6 +2486,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -2506,7 +2510,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2545,7 +2549,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -2856,6 +2860,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -2879,7 +2884,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2985,7 +2990,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -3020,7 +3025,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -3358,6 +3363,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -3381,7 +3387,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3420,7 +3426,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -3731,6 +3737,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -3754,7 +3761,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3848,7 +3855,7 @@ export interface operations {
                                 status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                                 vagaAnteriorId: string | null;
                                 vagaId: string | null;
-                                /** @description The `sub` of the token that acted */
+                                /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                                 ator: string;
                                 /**
                                  * Format: date-time
@@ -4064,6 +4071,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -4087,7 +4095,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4194,7 +4202,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -4229,7 +4237,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -4494,6 +4502,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -4517,7 +4526,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4611,7 +4620,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -4869,6 +4878,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -4892,7 +4902,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5003,7 +5013,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -5038,7 +5048,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -5349,6 +5359,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -5372,7 +5383,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5411,7 +5422,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -5699,6 +5710,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -5722,7 +5734,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5827,7 +5839,7 @@ export interface operations {
                             status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                             vagaAnteriorId: string | null;
                             vagaId: string | null;
-                            /** @description The `sub` of the token that acted */
+                            /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                             ator: string;
                             /**
                              * Format: date-time
@@ -5862,7 +5874,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -6173,6 +6185,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -6196,7 +6209,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6291,7 +6304,7 @@ export interface operations {
                                 status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                                 vagaAnteriorId: string | null;
                                 vagaId: string | null;
-                                /** @description The `sub` of the token that acted */
+                                /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
                                 ator: string;
                                 /**
                                  * Format: date-time
@@ -6553,6 +6566,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -6576,7 +6590,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6836,6 +6850,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -6859,7 +6874,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6962,7 +6977,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -7204,6 +7219,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -7227,7 +7243,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -7534,6 +7550,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -7557,7 +7574,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -7658,7 +7675,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -7946,6 +7963,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -7969,7 +7987,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8008,7 +8026,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -8319,6 +8337,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -8342,7 +8361,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8448,7 +8467,7 @@ export interface operations {
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
-             *     - `InvalidJson`: The body is not valid JSON
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
              *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
              *     - `InvalidContentLength`: Content-Length does not match the body
              *     - `InvalidApiVersion`: A version is malformed; `sources` names where
@@ -8736,6 +8755,7 @@ export interface operations {
             };
             /**
              * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
@@ -8759,7 +8779,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };

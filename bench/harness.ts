@@ -1,0 +1,258 @@
+// What the benchmarks share: CPU pinning, starting and stopping servers, the CPU time a server used,
+// a fresh PostgreSQL database, and the medians of interleaved rounds.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { availableParallelism, cpus } from 'node:os'
+import { once } from 'node:events'
+import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
+import type { LoadResult } from './load-result.js'
+import { SHIPPED_NODE_OPTIONS } from './node-options.js'
+
+export const root = resolve(import.meta.dirname, '..')
+
+export function positiveInteger (name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer (seconds or a count), not ${raw}`)
+  return value
+}
+
+// ---- CPU pinning ---------------------------------------------------------------------------------
+
+export interface Pinning { server: string[], load: string[], note: string }
+
+export function choosePinning (): Pinning {
+  const cores = availableParallelism()
+  const tasksetWorks = spawnSync('taskset', ['-c', '0', 'true']).status === 0
+  if (cores >= 2 && tasksetWorks) {
+    return { server: ['taskset', '-c', '0'], load: ['taskset', '-c', '1'], note: 'servers on CPU 0, autocannon on CPU 1' }
+  }
+  const why = tasksetWorks ? `only ${cores} CPU available` : 'taskset is not available (Debian: util-linux)'
+  process.stdout.write(`NOTICE: not pinning processes to cores (${why}); the ratio also measures the load generator.\n`)
+  return { server: [], load: [], note: `unpinned: ${why}` }
+}
+
+export function command (prefix: string[], args: string[]): [string, string[]] {
+  const all = [...prefix, process.execPath, ...args]
+  return [all[0] as string, all.slice(1)]
+}
+
+// ---- servers -------------------------------------------------------------------------------------
+
+export interface Server { name: string, baseUrl: string, child: ChildProcess, stderr: () => string }
+
+export async function freePort (): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const address = probe.address()
+  probe.close()
+  await once(probe, 'close')
+  if (typeof address !== 'object' || address === null) throw new Error('no free port found')
+  return address.port
+}
+
+export async function waitFor (baseUrl: string, path: string, status = 200, timeoutMs = 30_000, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let last = 'no answer'
+  while (Date.now() < deadline) {
+    if (child?.exitCode != null) throw new Error(`the process exited with code ${child.exitCode}`)
+    try {
+      const response = await fetch(baseUrl + path, { signal: AbortSignal.timeout(2000) })
+      await response.arrayBuffer()
+      if (response.status === status) return
+      last = `status ${response.status}`
+    } catch (error) {
+      last = (error as Error).message
+    }
+    await sleep(100)
+  }
+  throw new Error(`${baseUrl}${path} did not answer ${status} within ${timeoutMs} ms (${last})`)
+}
+
+// The V8 flags the service runs with (`npm start`, the Dockerfile's NODE_OPTIONS). Both servers get
+// them, so the ratio compares the applications and not their heap settings.
+const SERVER_NODE_FLAGS = SHIPPED_NODE_OPTIONS.split(/\s+/)
+
+export async function startServer (name: string, pinning: Pinning, args: string[], env: Record<string, string>): Promise<Server> {
+  const [file, argv] = command(pinning.server, [...SERVER_NODE_FLAGS, ...args])
+  // Logs go nowhere: a pipe back to this process would put its reader on the load generator's core.
+  const child = spawn(file, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000) })
+  const server = { name, baseUrl: `http://127.0.0.1:${env.PORT}`, child, stderr: () => stderr }
+  try {
+    await waitFor(server.baseUrl, '/ping', 200, 30_000, child)
+  } catch (error) {
+    await stopServer(server)
+    throw new Error(`${name} did not start: ${(error as Error).message}\n${stderr}`)
+  }
+  return server
+}
+
+export async function stopServer (server: Server): Promise<void> {
+  const { child } = server
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/**
+ * CPU seconds the server process has used (Linux /proc; undefined elsewhere). CPU time per request
+ * is a second view of the cost that neighbours on a shared machine disturb far less than req/s.
+ */
+export function cpuSeconds (server: Server): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime are fields 14 and 15 of the line, in clock ticks (USER_HZ is 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Waits until the servers stop using CPU: a server keeps answering the requests a load run left
+ * queued after the run ends, and that tail must not fall into the next run (nor a restore of data).
+ */
+export async function untilQuiet (servers: Server[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  const used = () => servers.reduce((sum, server) => sum + (cpuSeconds(server) ?? 0), 0)
+  let before = used()
+  while (Date.now() < deadline) {
+    await sleep(250)
+    const now = used()
+    if (now - before < 0.02) return
+    before = now
+  }
+  throw new Error(`the servers were still busy ${timeoutMs} ms after the load ended`)
+}
+
+// ---- load ----------------------------------------------------------------------------------------
+
+/**
+ * Runs a load script (one autocannon run that prints its LoadResult as JSON) on the load generator's
+ * core, and adds the CPU time the server spent per request meanwhile.
+ */
+export async function runLoad (pinning: Pinning, server: Server, script: string, options: unknown): Promise<LoadResult> {
+  const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, script), JSON.stringify(options)])
+  const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+  let stdout = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  const cpuBefore = cpuSeconds(server)
+  const started = Date.now()
+  const [code] = await once(child, 'exit') as [number | null]
+  const cpuAfter = cpuSeconds(server)
+  const wallSeconds = (Date.now() - started) / 1000
+  if (code !== 0) throw new Error(`autocannon against ${server.name} exited with code ${code}`)
+  const result = JSON.parse(stdout) as LoadResult
+  if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0) {
+    result.cpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / result.total
+    result.serverCpuShare = (cpuAfter - cpuBefore) / wallSeconds
+  }
+  return result
+}
+
+// ---- figures -------------------------------------------------------------------------------------
+
+export function median (values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
+}
+
+export interface Figures { requestsPerSecond: number, latencyP50: number, latencyP99: number, cpuMicrosPerRequest?: number, serverCpuShare?: number }
+
+export function medians (rounds: LoadResult[]): Figures {
+  const cpu = rounds.flatMap(r => r.cpuMicrosPerRequest ?? [])
+  return {
+    requestsPerSecond: median(rounds.map(r => r.requestsPerSecond)),
+    latencyP50: median(rounds.map(r => r.latencyP50)),
+    latencyP99: median(rounds.map(r => r.latencyP99)),
+    cpuMicrosPerRequest: cpu.length === rounds.length ? median(cpu) : undefined,
+    serverCpuShare: cpu.length === rounds.length ? median(rounds.map(r => r.serverCpuShare ?? 0)) : undefined
+  }
+}
+
+export interface Comparison {
+  service: Figures
+  baseline: Figures
+  /** Median over the rounds of service req/s ÷ baseline req/s measured side by side in that round. */
+  ratio: number
+  roundRatios: number[]
+  /** Baseline CPU time per request ÷ the service's: the same ratio seen through CPU cost. */
+  cpuRatio?: number
+}
+
+/**
+ * The service's rounds against the baseline's. The ratio is taken within each round, so a
+ * neighbour's burst that slows one round slows both sides.
+ */
+export function compare (service: LoadResult[], baseline: LoadResult[]): Comparison {
+  const ofService = medians(service)
+  const ofBaseline = medians(baseline)
+  const roundRatios = service.map((result, round) => result.requestsPerSecond / baseline[round]!.requestsPerSecond)
+  return {
+    service: ofService,
+    baseline: ofBaseline,
+    ratio: median(roundRatios),
+    roundRatios,
+    cpuRatio: ofService.cpuMicrosPerRequest === undefined || ofBaseline.cpuMicrosPerRequest === undefined
+      ? undefined
+      : ofBaseline.cpuMicrosPerRequest / ofService.cpuMicrosPerRequest
+  }
+}
+
+/** Prints rows as a table under the first row; columns 2 to 5 hold figures and are right-aligned. */
+export function printRows (rows: string[][]): void {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map(row => row[column]!.length)))
+  const line = (row: string[]) => row.map((cell, column) => column >= 2 && column <= 5 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)).join('  ').trimEnd()
+  process.stdout.write(`\n${line(rows[0]!)}\n${widths.map(w => '-'.repeat(w)).join('  ')}\n${rows.slice(1).map(line).join('\n')}\n`)
+}
+
+/** Writes bench/results/<file> (not committed): the figures with the conditions they were measured in. */
+export function writeResults (file: string, pinning: Pinning, figures: Record<string, unknown>): void {
+  const resultsDir = join(root, 'bench/results')
+  mkdirSync(resultsDir, { recursive: true })
+  writeFileSync(join(resultsDir, file), JSON.stringify({
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cpus: availableParallelism(),
+    pinning: pinning.note,
+    ...figures
+  }, null, 2) + '\n')
+  process.stdout.write(`\nwritten to bench/results/${file}\n`)
+}
+
+export function fmt (value: number, digits: number): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+}
+
+/** A new, empty database on the PostgreSQL server at `serverUrl`, and a way to drop it. */
+export async function freshDatabase (serverUrl: string, prefix: string): Promise<{ url: string, drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: serverUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(serverUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: serverUrl })
+      await client.connect()
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await client.end()
+    }
+  }
+}

@@ -1,0 +1,97 @@
+// The data-path baseline of `npm run bench:workload`: bare Fastify 5 and `pg`, no conventions (no
+// auth, validation, versions, links, validators or problem details). It answers the workload's URLs by
+// running the statements the service runs for them (bench/workload-sql.ts) as named prepared
+// statements, and returns the rows as JSON.
+import Fastify from 'fastify'
+import pg from 'pg'
+import { SQL, type Statement } from './workload-sql.js'
+
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) })
+const app = Fastify()
+
+type Runner = Pick<pg.Pool, 'query'> | pg.PoolClient
+
+async function run (db: Runner, statement: Statement, values: unknown[] = []): Promise<any[]> {
+  const result = statement.name === ''
+    ? await db.query(statement.text)
+    : await db.query({ name: statement.name, text: statement.text, values })
+  return result.rows
+}
+
+interface ListQuery { status?: string, vagaId?: string, limit?: string, offset?: string }
+
+async function candidatosPage (version: string, status: string, vagaId: string, query: ListQuery) {
+  const limit = Number(query.limit ?? 20)
+  if (version !== 'v1') return { items: (await run(pool, SQL.candidatosPage, [status, vagaId, limit + 1])).slice(0, limit) }
+  const [rows, [count]] = await Promise.all([
+    run(pool, SQL.candidatosPageOffset, [status, vagaId, limit + 1, Number(query.offset ?? 0)]),
+    run(pool, SQL.candidatosCount, [status, vagaId])
+  ])
+  return { items: rows.slice(0, limit), total: Number(count.count) }
+}
+
+/** An action: the candidato locked, the change and its history entry written, the result read back. */
+async function move (id: string, acao: string, metodo: string, target: (current: any) => { status: string, vagaId: string | null }, vagaId?: string) {
+  const client = await pool.connect()
+  try {
+    await run(client, SQL.begin)
+    const [current] = await run(client, SQL.candidatoLock, [id])
+    if (vagaId !== undefined) await run(client, SQL.vagaShare, [vagaId])
+    const next = target(current)
+    await run(client, SQL.candidatoMove, [next.status, next.vagaId, current.transferido_de, id, current.status])
+    await run(client, SQL.acaoInsert, [id, acao, metodo, current.status, next.status, current.vaga_id, next.vagaId, 'bench'])
+    const [row] = await run(client, SQL.candidatoDetail, [id])
+    await run(client, SQL.commit)
+    return row
+  } catch (error) {
+    await client.query('rollback')
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+app.get('/ping', async () => 'pong')
+
+app.get<{ Params: { id: string } }>('/api/:version/candidatos/:id', async (request) => (await run(pool, SQL.candidatosByIds, [[request.params.id]]))[0])
+
+app.get<{ Params: { version: string }, Querystring: ListQuery }>('/api/:version/candidatos', async (request) => {
+  const { status = 'inscrito', vagaId = '' } = request.query
+  return await candidatosPage(request.params.version, status, vagaId, request.query)
+})
+
+app.get<{ Params: { version: string, id: string }, Querystring: ListQuery }>('/api/:version/vagas/:id/candidatos', async (request) => {
+  await run(pool, SQL.vagaExists, [request.params.id])
+  return await candidatosPage(request.params.version, request.query.status ?? 'inscrito', request.params.id, request.query)
+})
+
+app.get<{ Params: { version: string }, Querystring: ListQuery }>('/api/:version/vagas', async (request) => {
+  const limit = Number(request.query.limit ?? 20)
+  if (request.params.version !== 'v1') return { items: (await run(pool, SQL.vagasPage, [limit + 1])).slice(0, limit) }
+  const [rows, [count]] = await Promise.all([run(pool, SQL.vagasPageOffset, [limit + 1, 0]), run(pool, SQL.vagasCount)])
+  return { items: rows.slice(0, limit), total: Number(count.count) }
+})
+
+app.post<{ Body: { nome: string, email: string } }>('/api/:version/candidatos', async (request, reply) => {
+  const [row] = await run(pool, SQL.candidatoInsert, [request.body.nome, request.body.email, 'cadastrado'])
+  return reply.code(201).send(row)
+})
+
+app.post<{ Params: { id: string }, Body: { vagaId: string } }>('/api/:version/candidatos/:id/candidatar', async (request) => {
+  const vagaId = request.body.vagaId
+  return await move(request.params.id, 'candidatar', 'POST', () => ({ status: 'inscrito', vagaId }), vagaId)
+})
+
+app.post<{ Params: { id: string } }>('/api/:version/candidatos/:id/aprovar', async (request) =>
+  await move(request.params.id, 'aprovar', 'POST', current => ({ status: 'aprovado', vagaId: current.vaga_id })))
+
+app.delete<{ Params: { id: string } }>('/api/:version/candidatos/:id/aprovar', async (request, reply) => {
+  await move(request.params.id, 'aprovar', 'DELETE', current => ({ status: 'inscrito', vagaId: current.vaga_id }))
+  return reply.code(204).send()
+})
+
+await app.listen({ port: Number(process.env.PORT ?? 0), host: process.env.HOST ?? '127.0.0.1' })
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => { app.close().then(() => pool.end()).then(() => process.exit(0), () => process.exit(1)) })
+}

@@ -1,0 +1,46 @@
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { ConfigError } from '../config.js'
+
+/** True while a process with this id runs (one that we may not signal runs too). */
+function running (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function holder (path: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path, 'utf8').trim())
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Takes the embedded database's lock: a file created exclusively, holding our process id. One process
+ * at a time may open the data directory; a second one refuses instead of corrupting it. A lock whose
+ * process is gone (killed, crashed) is stale and taken over. Returns the release function.
+ */
+export function lockDataDir (path: string, dataDir: string): () => void {
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600)
+      writeSync(fd, `${process.pid}\n`)
+      closeSync(fd)
+      return () => { if (holder(path) === process.pid) rmSync(path, { force: true }) }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const pid = holder(path)
+      // Our own id in the lock is a previous run of ours under the same id (a container's pid 1).
+      if (pid !== undefined && pid !== process.pid && running(pid)) {
+        throw new ConfigError(`DATA_DIR ${dataDir} is locked: process ${pid} has its embedded database open; stop it, or give this instance its own DATA_DIR or a DATABASE_URL`)
+      }
+      rmSync(path, { force: true })
+    }
+  }
+  throw new ConfigError(`DATA_DIR ${dataDir} is locked: another process took the embedded database's lock at the same moment`)
+}

@@ -1,0 +1,119 @@
+import { fork, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdirSync } from 'node:fs'
+import { extname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { lockDataDir } from './data-dir-lock.js'
+
+export interface EmbeddedLog {
+  info: (fields: object, message: string) => void
+  warn: (fields: object, message: string) => void
+  error: (fields: object, message: string) => void
+}
+
+export interface EmbeddedDatabase {
+  /** Where `pg` finds the socket: the directory (pg's `host`) and the port named in the file name. */
+  host: string
+  port: number
+  /** Resolves when the process serves connections; rejects when restarts have run out. */
+  whenServing: () => Promise<void>
+  /** Stops the process (the database closes cleanly) and releases the data directory. */
+  stop: () => Promise<void>
+}
+
+const SOCKET_PORT = 5432
+const FIRST_RESTART_MS = 250
+const LONGEST_RESTART_MS = 5000
+const MAX_RESTARTS = 8
+const STOP_TIMEOUT_MS = 10_000
+const GAVE_UP = 'the embedded database stopped and could not be restarted'
+
+// The entry beside this module, compiled or not, as this module runs; TypeScript sources run through tsx.
+const EXTENSION = extname(fileURLToPath(import.meta.url))
+const ENTRY = fileURLToPath(new URL(`./embedded-server${EXTENSION}`, import.meta.url))
+// Only what the entry needs to load: the parent's hooks (a debugger, a test runner's) would slow every start.
+const EXEC_ARGV = EXTENSION === '.ts' ? ['--import', 'tsx/esm'] : []
+
+/**
+ * Runs the embedded database (PGlite under DATA_DIR/pglite) in a child process serving the PostgreSQL
+ * wire protocol on DATA_DIR/.s.PGSQL.5432. The data directory is locked first, so a second instance
+ * refuses to start. A process that dies is restarted with growing pauses, at most MAX_RESTARTS times
+ * in a row; what it committed is on disk and stays.
+ */
+export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): EmbeddedDatabase {
+  const host = resolve(dataDir)
+  mkdirSync(host, { recursive: true, mode: 0o700 })
+  const unlock = lockDataDir(resolve(host, 'pglite.lock'), dataDir)
+  let child: ChildProcess | undefined
+  let state: 'starting' | 'serving' | 'failed' = 'starting'
+  let stopping = false
+  let failures = 0
+  let restartTimer: NodeJS.Timeout | undefined
+  // Callers waiting for the process to serve, settled together.
+  let waiting: Array<{ resolve: () => void, reject: (error: Error) => void }> = []
+
+  function settle (outcome: 'serving' | 'failed'): void {
+    state = outcome
+    const waiters = waiting
+    waiting = []
+    const error = new Error(GAVE_UP)
+    for (const waiter of waiters) {
+      if (outcome === 'serving') waiter.resolve()
+      else waiter.reject(error)
+    }
+  }
+
+  function spawn (): void {
+    const started = fork(ENTRY, [resolve(host, 'pglite'), resolve(host, `.s.PGSQL.${SOCKET_PORT}`)], {
+      execArgv: EXEC_ARGV,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: true // a Ctrl-C to the terminal stops the service, and the service stops its database after draining
+    })
+    child = started
+    started.on('error', error => log?.error({ err: error }, 'embedded database process error'))
+    started.on('message', message => {
+      if (message !== 'ready') return
+      failures = 0
+      log?.info({ pid: started.pid }, 'embedded database serving')
+      settle('serving')
+    })
+    started.on('exit', (code, signal) => {
+      if (stopping) return
+      state = 'starting'
+      failures++
+      if (failures > MAX_RESTARTS) {
+        log?.error({ code, signal, restarts: MAX_RESTARTS }, 'embedded database stopped; giving up after repeated restarts')
+        settle('failed')
+        return
+      }
+      const pause = Math.min(FIRST_RESTART_MS * 2 ** (failures - 1), LONGEST_RESTART_MS)
+      log?.warn({ code, signal, restartInMs: pause, attempt: failures }, 'embedded database stopped; restarting')
+      restartTimer = setTimeout(spawn, pause)
+    })
+  }
+
+  spawn()
+  return {
+    host,
+    port: SOCKET_PORT,
+    async whenServing () {
+      if (state === 'serving') return
+      if (state === 'failed') throw new Error(GAVE_UP)
+      await new Promise<void>((resolve, reject) => waiting.push({ resolve, reject }))
+    },
+    async stop () {
+      stopping = true
+      clearTimeout(restartTimer)
+      const last = child
+      if (last !== undefined && last.exitCode === null && last.signalCode === null) {
+        const exited = once(last, 'exit')
+        if (last.connected) last.disconnect()
+        // Closing flushes the database; a process that hangs in it is killed, its last commit already on disk.
+        const kill = setTimeout(() => last.kill('SIGKILL'), STOP_TIMEOUT_MS)
+        await exited
+        clearTimeout(kill)
+      }
+      unlock()
+    }
+  }
+}
