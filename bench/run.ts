@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
 import type { LoadOptions, LoadResult } from './load.js'
 import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
 import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
@@ -125,12 +126,12 @@ function units (selected: Scenario[]): Scenario[][] {
     }
     members.push(scenario)
   }
-  for (const members of byGroup.values()) {
-    const env = JSON.stringify(members[0]!.env ?? {})
-    const other = members.find(member => JSON.stringify(member.env ?? {}) !== env)
-    if (other !== undefined) throw new Error(`scenario ${other.name} needs other settings than the rest of group ${other.group}`)
-  }
   return result
+}
+
+/** Scenarios with the same settings and node arguments share a service process. */
+function processKey (scenario: Scenario): string {
+  return JSON.stringify([scenario.env ?? {}, scenario.nodeArgs ?? []])
 }
 
 function report (measurement: Measurement, reference?: Measurement): ScenarioReport {
@@ -160,22 +161,33 @@ function report (measurement: Measurement, reference?: Measurement): ScenarioRep
  * measured in interleaved rounds next to the baseline. Within a group every scenario is measured in
  * every round, so the ratio of one to the group's first compares requests, not processes.
  */
-async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, dataDir: string): Promise<ScenarioReport[]> {
+async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, dataDir: string, otlpSink: string): Promise<ScenarioReport[]> {
   const first = unit[0]!
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    LOG_LEVEL: 'info',
-    DATA_DIR: join(dataDir, first.group ?? first.name),
-    ...first.env
+  // One service process per distinct setup in the unit (most units have one).
+  const processes = new Map<string, { service: Server, env: Record<string, string> }>()
+  async function processFor (scenario: Scenario): Promise<{ service: Server, env: Record<string, string> }> {
+    const key = processKey(scenario)
+    let running = processes.get(key)
+    if (running === undefined) {
+      const env: Record<string, string> = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+        DATA_DIR: join(dataDir, `${first.group ?? first.name}-${processes.size}`),
+        ...Object.fromEntries(Object.entries(scenario.env ?? {}).map(([name, value]) => [name, value.replaceAll(OTLP_SINK, otlpSink)]))
+      }
+      for (const member of unit) if (processKey(member) === key) await member.prepare?.(env)
+      running = { service: await startServer('service', pinning, [...scenario.nodeArgs ?? [], 'dist/src/server.js'], env), env }
+      processes.set(key, running)
+    }
+    return running
   }
-  for (const scenario of unit) await scenario.prepare?.(env)
-  const service = await startServer('service', pinning, ['dist/src/server.js'], env)
   try {
     const measurements: Measurement[] = []
     for (const scenario of unit) {
+      const { service, env } = await processFor(scenario)
       const prepared: PreparedRequest = await scenario.setup?.({
         baseUrl: service.baseUrl,
         env,
@@ -213,9 +225,12 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
       process.stdout.write(` round ${round + 1}/${settings.rounds}`)
     }
     process.stdout.write('\n')
-    return measurements.map(measurement => report(measurement, unit.length > 1 ? measurements[0] : undefined))
+    const referenceOf = (scenario: Scenario) => unit.length === 1
+      ? undefined
+      : measurements.find(measurement => measurement.scenario.name === scenario.relativeTo) ?? measurements[0]
+    return measurements.map(measurement => report(measurement, referenceOf(measurement.scenario)))
   } finally {
-    await stopServer(service)
+    for (const { service } of processes.values()) await stopServer(service)
   }
 }
 
@@ -229,13 +244,17 @@ async function main (): Promise<number> {
     `${settings.rounds} interleaved rounds of ${settings.durationSeconds} s after a ${settings.warmupSeconds} s warm-up; ${pinning.note}\n`)
 
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'))
+  const otlpSink = await startOtlpSink()
   const baselineEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(await freePort()) }
   const baseline = await startServer('baseline', pinning, ['--import=tsx', 'bench/baseline.ts'], baselineEnv)
   const reports: ScenarioReport[] = []
   try {
-    for (const unit of units(selected)) reports.push(...await measure(unit, pinning, baseline, dataDir))
+    for (const unit of units(selected)) reports.push(...await measure(unit, pinning, baseline, dataDir, otlpSink.url))
   } finally {
     await stopServer(baseline)
+    const { requests, bytes } = otlpSink.received()
+    if (requests > 0) process.stdout.write(`the OTLP sink received ${requests} export requests (${bytes} bytes)\n`)
+    await otlpSink.close()
     rmSync(dataDir, { recursive: true, force: true })
   }
 

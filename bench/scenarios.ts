@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
+import { OTLP_SINK } from './otlp-sink.js'
 
 /** What a scenario's setup step may change in the request, once the service is up. */
 export interface PreparedRequest {
@@ -45,6 +46,10 @@ export interface Scenario {
    * of the baseline's. The run prints whether each target is met.
    */
   target?: number
+  /** For a later group member: the scenario its ratio is taken against (default: the group's first). */
+  relativeTo?: string
+  /** Node arguments before the service's entry point (e.g. the tracing preload). */
+  nodeArgs?: string[]
   /** Compare with another scenario measured by another service process: `target` then bounds this ratio ÷ that one. */
   versus?: string
   /** The largest acceptable p99 latency of the service, in ms, for a probe of one connection without pipelining. */
@@ -103,6 +108,26 @@ async function seedVaga (baseUrl: string): Promise<{ vagaId: string, candidatoId
   return { vagaId: vaga.id, candidatoId, headers: { authorization: await authorization('candidatos:read vagas:read') } }
 }
 
+// Tracing (README "Tracing"): the service started as the Dockerfile starts it, with the tracing
+// preload, configured by OTEL_* variables: once without an endpoint (so tracing stays off), once
+// exporting 10% of traces to a local sink; each against the same request on a process without tracing.
+const TRACING_PRELOAD = ['--import', './dist/src/tracing/preload.js']
+const tracingConfigured = { ...onPostgres, OTEL_SERVICE_NAME: 'recrutamento-api', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }
+const tracingSampled = { ...tracingConfigured, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_SINK }
+async function candidatoRead ({ baseUrl, waitFor }: SetupContext): Promise<PreparedRequest> {
+  await waitFor('/health/ready')
+  const { candidatoId, headers } = await seedVaga(baseUrl)
+  return { path: `/api/v1/candidatos/${candidatoId}`, headers }
+}
+const tracingScenarios: Scenario[] = [
+  { name: 'ping-untraced', group: 'tracing', method: 'GET', path: '/ping', env: onPostgres },
+  { name: 'read-untraced', group: 'tracing', method: 'GET', path: '/api/v1/candidatos/{id}', env: onPostgres, setup: candidatoRead },
+  { name: 'ping-tracing-no-endpoint', group: 'tracing', relativeTo: 'ping-untraced', target: 0.97, method: 'GET', path: '/ping', env: tracingConfigured, nodeArgs: TRACING_PRELOAD },
+  { name: 'read-tracing-no-endpoint', group: 'tracing', relativeTo: 'read-untraced', target: 0.97, method: 'GET', path: '/api/v1/candidatos/{id}', env: tracingConfigured, nodeArgs: TRACING_PRELOAD, setup: candidatoRead },
+  { name: 'ping-sampled-10', group: 'tracing', relativeTo: 'ping-untraced', target: 0.85, method: 'GET', path: '/ping', env: tracingSampled, nodeArgs: TRACING_PRELOAD },
+  { name: 'read-sampled-10', group: 'tracing', relativeTo: 'read-untraced', target: 0.85, method: 'GET', path: '/api/v1/candidatos/{id}', env: tracingSampled, nodeArgs: TRACING_PRELOAD, setup: candidatoRead }
+]
+
 export const scenarios: Scenario[] = [
   // /ping first: the single read and the list are compared with it in the same process and rounds.
   { name: 'ping', group: 'recruitment', method: 'GET', path: '/ping', env: onPostgres, target: 0.85 },
@@ -113,11 +138,7 @@ export const scenarios: Scenario[] = [
     method: 'GET',
     path: '/api/v1/candidatos/{id}',
     env: onPostgres,
-    setup: async ({ baseUrl, waitFor }) => {
-      await waitFor('/health/ready')
-      const { candidatoId, headers } = await seedVaga(baseUrl)
-      return { path: `/api/v1/candidatos/${candidatoId}`, headers }
-    }
+    setup: candidatoRead
   },
   {
     name: 'candidatos-list-20',
@@ -183,5 +204,6 @@ export const scenarios: Scenario[] = [
   // One versioned route, the version named three ways.
   { name: 'version-url', group: 'versioning', method: 'GET', path: '/api/v2/user', env: onPostgres },
   { name: 'version-header', group: 'versioning', method: 'GET', path: '/api/user', headers: { 'x-api-version': '2.0' }, env: onPostgres, target: 0.90 },
-  { name: 'version-media-type', group: 'versioning', method: 'GET', path: '/api/user', headers: { accept: 'text/plain; x-api-version=2.0' }, env: onPostgres, target: 0.90 }
+  { name: 'version-media-type', group: 'versioning', method: 'GET', path: '/api/user', headers: { accept: 'text/plain; x-api-version=2.0' }, env: onPostgres, target: 0.90 },
+  ...tracingScenarios
 ]

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { Server, ServerCredentials } from '@grpc/grpc-js'
+import { Server, ServerCredentials, type ServerWritableStream, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js'
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check'
 import type { FastifyInstance } from 'fastify'
 import type { HealthStatus } from '../src/health/status.js'
@@ -23,6 +23,25 @@ export function servingStatusOf (status: HealthStatus): ServingStatus {
 }
 
 /**
+ * The server as HealthImplementation.addToServer sees it, with each Watch stream ended once its client
+ * cancels it (or shutdown does): the call then completes, so its trace span closes and is exported.
+ */
+function endingWatchStreams (server: Server): Server {
+  return {
+    addService (service: ServiceDefinition, handlers: UntypedServiceImplementation) {
+      const watch = handlers.watch as (call: ServerWritableStream<unknown, unknown>) => void
+      server.addService(service, {
+        ...handlers,
+        watch (call: ServerWritableStream<unknown, unknown>) {
+          call.once('cancelled', () => { call.end() })
+          watch(call)
+        }
+      })
+    }
+  } as unknown as Server
+}
+
+/**
  * With GRPC_PORT set, a `grpc.health.v1.Health` server answers Check and streams Watch from readiness.
  * An unknown service name answers NOT_FOUND.
  */
@@ -35,7 +54,7 @@ async function grpcHealth (fastify: FastifyInstance): Promise<void> {
   const log = fastify.log.child({ component: 'grpc-health' })
   const implementation = new HealthImplementation(Object.fromEntries(SERVICE_NAMES.map(name => [name, 'NOT_SERVING' as const])))
   const server = new Server()
-  implementation.addToServer(server)
+  implementation.addToServer(endingWatchStreams(server))
 
   function publish (status: HealthStatus): void {
     const serving = servingStatusOf(status)

@@ -79,6 +79,8 @@ export const ConfigSchema = Type.Object({
   HEARTBEAT_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
   HEARTBEAT_TOLERANCE: Type.Number({ minimum: 1, maximum: 100, default: 3, description: 'a multiplier from 1 to 100' }),
   HEARTBEAT_MAX_SKEW_MS: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000, description: 'milliseconds from 0 to 3600000' }),
+  // Tracing is configured by the standard OTEL_* variables (README "Tracing"); this one is the service's own.
+  TRACE_PROBES: Type.Boolean({ default: false, description: 'true or false: trace /ping and the health probes too (balancers poll them constantly)' }),
   API_VENDOR_NAME: Type.String({
     default: 'recrutamento',
     pattern: '^[a-z0-9]+([.-][a-z0-9]+)*$',

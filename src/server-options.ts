@@ -10,6 +10,7 @@ import { buildVersionTable } from './versioning/versions.js'
 import { AccessLogController } from './logging/access-log.js'
 import { createChildLoggerFactory } from './logging/request-logger.js'
 import { serializeRequest } from './logging/request-serializer.js'
+import { activeTraceLogFields } from './tracing/request-span.js'
 
 // Node's default for the head alone; it may not exceed the time allowed for the whole request.
 const NODE_HEADERS_TIMEOUT = 60_000
@@ -34,7 +35,9 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
       // No pino `redact` paths: a request is logged only through serializeRequest, which writes no
       // header, query object or body, and masks tokens in the URL. Redaction paths would be walked
       // on every access line (about 4% of a read) for fields that cannot be there.
-      serializers: { req: serializeRequest as never }
+      serializers: { req: serializeRequest as never },
+      // While a trace is recorded, lines logged within it carry trace_id and span_id.
+      mixin: activeTraceLogFields
     },
     childLoggerFactory: createChildLoggerFactory(),
     logController: new AccessLogController(),

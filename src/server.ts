@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { LogWriter } from './logging/log-writer.js'
 import { serverOptions } from './server-options.js'
 import { tlsOptions } from './tls.js'
+import { flushTraces } from './tracing/shutdown.js'
 
 function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> } {
   try {
@@ -23,6 +24,8 @@ function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> }
 }
 
 const STDOUT = 1
+// Left of the shutdown bound after the span flush, for the last log line and the exit.
+const FLUSH_MARGIN_MS = 250
 
 async function start (): Promise<void> {
   const { config, https } = readConfig()
@@ -58,11 +61,14 @@ async function start (): Promise<void> {
     delay: drainMs + config.SHUTDOWN_TIMEOUT_MS,
     logger: { error: (message: unknown) => server.log.error({ detail: message }, 'shutdown did not finish in time') }
   }, async ({ signal, err }) => {
+    const deadline = Date.now() + drainMs + config.SHUTDOWN_TIMEOUT_MS
     if (err !== undefined) server.log.error({ err }, 'shutting down after an unexpected error')
     else server.log.info({ signal, drainMs }, 'shutting down')
     server.health.beginShutdown()
     if (err === undefined && drainMs > 0) await sleep(drainMs)
     await server.close()
+    // Spans still buffered are sent within what is left of the shutdown bound.
+    await flushTraces(deadline - Date.now() - FLUSH_MARGIN_MS)
     server.log.info('shut down')
   })
 

@@ -12,6 +12,8 @@ declare module 'fastify' {
      * timer (an AbortController, a timeout and a close listener per request) is a tenth of /ping's cost.
      */
     instant?: boolean
+    /** Polled by balancers and orchestrators (/ping, the health probes): no trace spans unless TRACE_PROBES. */
+    probe?: boolean
     /** The route needs the database: it answers 503 `DatabaseUnavailable` while the database is down. */
     database?: true
   }

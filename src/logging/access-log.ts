@@ -2,6 +2,7 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
 import pino from 'pino'
 import { deferredParts, type ParentLogger } from './request-logger.js'
 import { serializeRequest } from './request-serializer.js'
+import { traceLogFields } from '../tracing/request-span.js'
 
 const symbols = pino.symbols
 
@@ -53,9 +54,11 @@ function linePartsOf (parent: ParentLogger): LineParts {
 function writeCompletedLine (parent: ParentLogger, bindings: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): void {
   const parts = linePartsOf(parent)
   const requestBindings = JSON.stringify(bindings)
+  const trace = request.traceContext
   parts.stream.write(
     parts.head + parts.time() + parts.chindings +
     (requestBindings.length > 2 ? ',' + requestBindings.slice(1, -1) : '') +
+    (trace == null ? '' : ',"trace_id":"' + trace.traceId + '","span_id":"' + trace.spanId + '"') +
     ',"req":' + JSON.stringify(serializeRequest(request)) +
     ',"res":{"statusCode":' + reply.statusCode + '},"responseTime":' + reply.elapsedTime + parts.tail
   )
@@ -73,12 +76,12 @@ export class AccessLogController extends LogController {
   override requestCompleted (error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return
     if (error !== null && error !== undefined) {
-      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored')
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime, ...traceLogFields(request.traceContext) }, 'request errored')
       return
     }
     const deferred = deferredParts(reply.log)
     if (deferred === undefined) {
-      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed')
+      reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime, ...traceLogFields(request.traceContext) }, 'request completed')
     } else if (deferred.parent.isLevelEnabled('info')) {
       writeCompletedLine(deferred.parent, deferred.bindings, request, reply)
     }

@@ -14,10 +14,13 @@ export interface ServerProcess {
 
 const root = join(import.meta.dirname, '../..')
 
-/** Starts `src/server.ts` as a real process on a free port and waits until it listens; killed at teardown. */
-export async function startServerProcess (t: { teardown: (fn: () => unknown) => void }, env: Record<string, string> = {}): Promise<ServerProcess> {
+/**
+ * Starts `src/server.ts` as a real process on a free port and waits until it listens; killed at teardown.
+ * `nodeArgs` go before the entry point (e.g. the tracing preload).
+ */
+export async function startServerProcess (t: { teardown: (fn: () => unknown) => void }, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
   const dataDir = await freshDataDir(t)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/server.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

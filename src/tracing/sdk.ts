@@ -1,0 +1,38 @@
+import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node'
+import { FastifyOtelInstrumentation } from '@fastify/otel'
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis'
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
+import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc'
+import { onTracingStop } from './shutdown.js'
+
+const SERVICE_NAME = 'recrutamento-api'
+
+/** The modules the instrumentations patch: the ESM loader hook intercepts these and nothing else. */
+export const INSTRUMENTED_MODULES = ['pg', 'pg-pool', 'ioredis', '@grpc/grpc-js']
+
+/**
+ * Starts the OpenTelemetry SDK: request and hook spans from @fastify/otel (it registers itself on
+ * every Fastify instance made from now on), client spans for PostgreSQL and Redis, spans and W3C
+ * trace context for outgoing fetch calls (introspection, JWKS, heartbeats) and for gRPC health calls.
+ * The exporter, sampler and resource come from the standard OTEL_* variables.
+ */
+export function startTracing (options: Partial<NodeSDKConfiguration> = {}): NodeSDK {
+  const sdk = new NodeSDK({
+    // OTEL_SERVICE_NAME, when set, names the service; the SDK prefers an explicit name, so give one only without it.
+    serviceName: process.env.OTEL_SERVICE_NAME === undefined ? SERVICE_NAME : undefined,
+    instrumentations: [
+      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+      // Health checks poll the database and Redis in the background: only calls made for a traced
+      // request become spans. Bound values are never recorded (enhancedDatabaseReporting is off).
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+      new UndiciInstrumentation(),
+      new GrpcInstrumentation()
+    ],
+    ...options
+  })
+  sdk.start()
+  onTracingStop(async () => { await sdk.shutdown() })
+  return sdk
+}

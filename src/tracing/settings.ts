@@ -1,0 +1,9 @@
+/**
+ * Tracing is on only when an OTLP endpoint is named (the general or the traces one) and the standard
+ * OTEL_SDK_DISABLED switch is not true. Off, the SDK is never loaded: the service pays nothing for it.
+ * Every other OTEL_* variable (protocol, service name, sampler, headers) is read by the SDK itself.
+ */
+export function tracingWanted (env: Record<string, string | undefined>): boolean {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT
+  return endpoint !== undefined && endpoint.trim() !== '' && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true'
+}

@@ -1,0 +1,12 @@
+import t from 'tap'
+import { tracingWanted } from '../../src/tracing/settings.js'
+
+t.test('tracing is on only with an OTLP endpoint, and OTEL_SDK_DISABLED=true turns it off', async t => {
+  t.equal(tracingWanted({}), false, 'off by default')
+  t.equal(tracingWanted({ OTEL_SERVICE_NAME: 'api', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }), false, 'configured without an endpoint: off')
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }), false, 'an empty endpoint is unset')
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), true)
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }), true, 'the traces endpoint alone')
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' }), false, 'disabled wins')
+  t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'false' }), true)
+})
