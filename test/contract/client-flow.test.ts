@@ -24,7 +24,7 @@ function recordingFetch (exchanges: Exchange[]): NonNullable<ClientOptions['fetc
 
 async function started (t: Parameters<typeof build>[0]): Promise<{ app: FastifyInstance, baseUrl: string }> {
   const app = await build(t)
-  await app.storage.whenReady()
+  await app.health.lifecycle.reached('serving')
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, baseUrl }
 }

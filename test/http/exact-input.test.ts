@@ -8,7 +8,7 @@ const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
 async function ready (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
   const app = await build(t, { env })
-  await app.storage.whenReady()
+  await app.health.lifecycle.reached('serving')
   return { app, auth: await bearer({ scope: ALL, sub: 'recrutadora-1' }) }
 }
 

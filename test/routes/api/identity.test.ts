@@ -20,7 +20,7 @@ function claims (extra: Record<string, unknown>): string {
 
 async function ready (t: Parameters<typeof build>[0], env: Record<string, string> = {}): Promise<FastifyInstance> {
   const app = await build(t, { env })
-  await app.storage.whenReady()
+  await app.health.lifecycle.reached('serving')
   return app
 }
 
