@@ -25,6 +25,8 @@ export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }
   const template = await ensureTemplate()
   const dir = mkdtempSync(join(tmpdir(), 'recrutamento-test-'))
   cpSync(template, dir, { recursive: true })
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // A service process killed by its test leaves its embedded database process to close on its own: it
+  // may still write here for a moment, so the removal retries (ENOTEMPTY) instead of racing it.
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 }))
   return dir
 }
