@@ -105,7 +105,7 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   function refuseAnonymous (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
     let carries: boolean
     try {
-      carries = mayCarryToken(request)
+      carries = mayCarryToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
     } catch (error) {
       done(problemFor(error, settings) as Error)
       return

@@ -136,4 +136,5 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
   fastify.decorate('answerUnrouted', notFound)
 }
 
-export default fp(httpConventions, { name: 'http-conventions', fastify: '5.x', dependencies: ['problem-details'] })
+// After tracing: its onRequest hook takes the query out of the span's url.path before any refusal here.
+export default fp(httpConventions, { name: 'http-conventions', fastify: '5.x', dependencies: ['problem-details', 'tracing'] })

@@ -59,12 +59,15 @@ function bodyToken (request: FastifyRequest): string | undefined {
   return bodyMayCarryToken(request) ? fieldToken(request.body, 'form field') : undefined
 }
 
+const QUERY_TOKEN_OFF = 'This service does not accept a token in the query string; send it in the Authorization header.'
+
 /**
  * Whether the request may carry a bearer token, judged from its head alone, before its body is read.
  * Throws, as extractToken does, when the Authorization header is malformed or repeated.
  */
-export function mayCarryToken (request: FastifyRequest): boolean {
+export function mayCarryToken (request: FastifyRequest, options: ExtractionOptions): boolean {
   const query = request.query as Record<string, unknown> | undefined
+  if (query?.access_token !== undefined && !options.allowQuery) throw new InvalidAuthRequestError(QUERY_TOKEN_OFF)
   return headerToken(request) !== undefined || query?.access_token !== undefined || bodyMayCarryToken(request)
 }
 
@@ -78,7 +81,7 @@ export function extractToken (request: FastifyRequest, options: ExtractionOption
   if (header !== undefined) found.push({ token: header, source: 'header' })
   const query = fieldToken(request.query, 'query parameter')
   if (query !== undefined) {
-    if (!options.allowQuery) throw new InvalidAuthRequestError('This service does not accept a token in the query string; send it in the Authorization header.')
+    if (!options.allowQuery) throw new InvalidAuthRequestError(QUERY_TOKEN_OFF)
     found.push({ token: query, source: 'query' })
   }
   const body = bodyToken(request)

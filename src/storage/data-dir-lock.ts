@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { ConfigError } from '../config.js'
 
 /** True while a process with this id runs (one that we may not signal runs too). */
@@ -11,10 +12,14 @@ function running (pid: number): boolean {
   }
 }
 
-function holder (path: string): number | undefined {
+interface Holder { pid: number, host: string }
+
+/** Who holds the lock: its process id and host name (a shared volume may be mounted on several hosts). */
+function holder (path: string): Holder | undefined {
   try {
-    const pid = Number(readFileSync(path, 'utf8').trim())
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+    const [pid, host = ''] = readFileSync(path, 'utf8').trim().split(' ')
+    const id = Number(pid)
+    return Number.isInteger(id) && id > 0 ? { pid: id, host } : undefined
   } catch {
     return undefined
   }
@@ -29,15 +34,19 @@ export function lockDataDir (path: string, dataDir: string): () => void {
   for (let tries = 0; tries < 2; tries++) {
     try {
       const fd = openSync(path, 'wx', 0o600)
-      writeSync(fd, `${process.pid}\n`)
+      writeSync(fd, `${process.pid} ${hostname()}\n`)
       closeSync(fd)
-      return () => { if (holder(path) === process.pid) rmSync(path, { force: true }) }
+      return () => { if (holder(path)?.pid === process.pid) rmSync(path, { force: true }) }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const pid = holder(path)
+      const held = holder(path)
+      // Another host's process cannot be looked at from here (two containers sharing a volume, both pid 1).
+      if (held !== undefined && held.host !== hostname()) {
+        throw new ConfigError(`DATA_DIR ${dataDir} is locked by process ${held.pid} on host ${held.host}; if that instance is gone, remove ${path}, or give this instance its own DATA_DIR or a DATABASE_URL`)
+      }
       // Our own id in the lock is a previous run of ours under the same id (a container's pid 1).
-      if (pid !== undefined && pid !== process.pid && running(pid)) {
-        throw new ConfigError(`DATA_DIR ${dataDir} is locked: process ${pid} has its embedded database open; stop it, or give this instance its own DATA_DIR or a DATABASE_URL`)
+      if (held !== undefined && held.pid !== process.pid && running(held.pid)) {
+        throw new ConfigError(`DATA_DIR ${dataDir} is locked: process ${held.pid} has its embedded database open; stop it, or give this instance its own DATA_DIR or a DATABASE_URL`)
       }
       rmSync(path, { force: true })
     }

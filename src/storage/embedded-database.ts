@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { ConfigError } from '../config.js'
 import { lockDataDir } from './data-dir-lock.js'
 
 export interface EmbeddedLog {
@@ -15,7 +16,7 @@ export interface EmbeddedDatabase {
   /** Where `pg` finds the socket: the directory (pg's `host`) and the port named in the file name. */
   host: string
   port: number
-  /** Resolves when the process serves connections; rejects when restarts have run out. */
+  /** Resolves when the process serves connections; rejects once MAX_RESTARTS restarts in a row failed. */
   whenServing: () => Promise<void>
   /** Stops the process (the database closes cleanly) and releases the data directory. */
   stop: () => Promise<void>
@@ -26,6 +27,7 @@ const FIRST_RESTART_MS = 250
 const LONGEST_RESTART_MS = 5000
 const MAX_RESTARTS = 8
 const STOP_TIMEOUT_MS = 10_000
+const MAX_SOCKET_PATH_BYTES = 103
 const GAVE_UP = 'the embedded database stopped and could not be restarted'
 
 // The entry beside this module, compiled or not, as this module runs; TypeScript sources run through tsx.
@@ -37,11 +39,15 @@ const EXEC_ARGV = EXTENSION === '.ts' ? ['--import', 'tsx/esm'] : []
 /**
  * Runs the embedded database (PGlite under DATA_DIR/pglite) in a child process serving the PostgreSQL
  * wire protocol on DATA_DIR/.s.PGSQL.5432. The data directory is locked first, so a second instance
- * refuses to start. A process that dies is restarted with growing pauses, at most MAX_RESTARTS times
- * in a row; what it committed is on disk and stays.
+ * refuses to start. A process that dies is restarted with growing pauses (up to LONGEST_RESTART_MS); what
+ * it committed is on disk and stays.
  */
 export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): EmbeddedDatabase {
   const host = resolve(dataDir)
+  // A Unix socket's path is at most 107 bytes on Linux (103 on macOS): say so instead of failing to listen.
+  if (Buffer.byteLength(resolve(host, `.s.PGSQL.${SOCKET_PORT}`)) > MAX_SOCKET_PATH_BYTES) {
+    throw new ConfigError(`DATA_DIR ${dataDir} is too long a path for the embedded database's socket (at most ${MAX_SOCKET_PATH_BYTES - 14} bytes); choose a shorter DATA_DIR`)
+  }
   mkdirSync(host, { recursive: true, mode: 0o700 })
   const unlock = lockDataDir(resolve(host, 'pglite.lock'), dataDir)
   let child: ChildProcess | undefined
@@ -81,10 +87,11 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
       if (stopping) return
       state = 'starting'
       failures++
-      if (failures > MAX_RESTARTS) {
-        log?.error({ code, signal, restarts: MAX_RESTARTS }, 'embedded database stopped; giving up after repeated restarts')
+      // Past MAX_RESTARTS, whoever waits is told it failed (readiness stays Unhealthy), but restarts go on
+      // at the longest pause: a cause that passes (a full disk freed) needs no restart of the service.
+      if (failures === MAX_RESTARTS + 1) {
+        log?.error({ code, signal, restarts: MAX_RESTARTS }, `embedded database keeps stopping; retrying every ${LONGEST_RESTART_MS} ms`)
         settle('failed')
-        return
       }
       const pause = Math.min(FIRST_RESTART_MS * 2 ** (failures - 1), LONGEST_RESTART_MS)
       log?.warn({ code, signal, restartInMs: pause, attempt: failures }, 'embedded database stopped; restarting')
@@ -104,6 +111,7 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
     async stop () {
       stopping = true
       clearTimeout(restartTimer)
+      settle('failed') // nobody waits on a database that is being stopped (shutdown would hang behind it)
       const last = child
       if (last !== undefined && last.exitCode === null && last.signalCode === null) {
         const exited = once(last, 'exit')

@@ -34,7 +34,9 @@ t.test('Redis down: the app starts, commands reject quickly, nothing crashes, cl
   t.equal((await app.inject({ method: 'GET', url: '/ping' })).statusCode, 200, 'the service still answers')
   const closing = Date.now()
   await app.close()
-  t.ok(Date.now() - closing < 2_000, 'shutdown is not held by the dead connection')
+  // The bound leaves room for the embedded database's process to close; a connection that waits on a
+  // dead Redis would hold close for its whole connect timeout (10 s) and more.
+  t.ok(Date.now() - closing < 6_000, 'shutdown is not held by the dead connection')
   const warnings = lines.filter(line => line.includes('redis is unreachable'))
   t.equal(warnings.length, 1, 'one warning, not one per retry')
   t.notMatch(warnings[0], /127\.0\.0\.1/, 'the warning names no host')

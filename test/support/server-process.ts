@@ -15,7 +15,7 @@ export interface ServerProcess {
 const root = join(import.meta.dirname, '../..')
 
 /**
- * Starts `src/server.ts` as a real process on a free port and waits until it listens; killed at teardown.
+ * Starts `src/server.ts` as a real process on a free port and waits until it listens; stopped at teardown.
  * `nodeArgs` go before the entry point (e.g. the tracing preload).
  */
 export async function startServerProcess (t: { teardown: (fn: () => unknown) => void }, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
@@ -41,7 +41,15 @@ export async function startServerProcess (t: { teardown: (fn: () => unknown) => 
   child.stdout.on('data', chunk => { out += chunk })
   child.stderr.on('data', chunk => { out += chunk })
   const exited = new Promise<number | string | null>(resolve => child.on('exit', (code, signal) => resolve(code ?? signal)))
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  // Stopped as an orchestrator stops it, so it stops its embedded database before its DATA_DIR is removed;
+  // killed if it does not exit in time.
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    child.kill('SIGTERM')
+    const kill = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    await exited
+    clearTimeout(kill)
+  })
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000)
     child.stdout.on('data', () => {
