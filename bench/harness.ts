@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { LoadResult } from './load-result.js'
-import { SHIPPED_NODE_OPTIONS } from './node-options.js'
+import { SHIPPED_NODE_OPTIONS } from './shipped-process.js'
 
 export const root = resolve(import.meta.dirname, '..')
 

@@ -4,13 +4,13 @@
 // after the load. These figures set the Kubernetes memory request, limit and autoscaling target.
 import { spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { writeFileSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { SignJWT } from 'jose'
-import { SHIPPED_NODE_OPTIONS } from './node-options.js'
+import { rssBytes, SHIPPED_NODE_OPTIONS, shippedEnvironment } from './shipped-process.js'
 import { freshDatabase } from './harness.js'
 
 const root = resolve(import.meta.dirname, '..')
@@ -20,12 +20,6 @@ const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
 const loadSeconds = Number(process.env.BENCH_DURATION ?? 30)
 const secret = 'bench-secret-for-hs256-tokens-0123456789abcdef'
 const MiB = 1024 * 1024
-
-function rssBytes (pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  if (match === null) throw new Error(`no VmRSS for process ${pid}`)
-  return Number(match[1]) * 1024
-}
 
 async function sampleIds (url: string): Promise<{ vagas: string[], candidatos: string[] }> {
   const client = new pg.Client({ connectionString: url })
@@ -52,17 +46,12 @@ try {
   const port = 30_000 + Math.floor(Math.random() * 20_000)
   const child = spawn(process.execPath, ['dist/src/server.js'], {
     cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_OPTIONS: SHIPPED_NODE_OPTIONS,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
+    env: shippedEnvironment({
       PORT: String(port),
       DATABASE_URL: database.url,
       AUTH_JWT_SECRET: secret,
       RATE_LIMIT_MAX: '0'
-    },
+    }),
     stdio: ['ignore', 'ignore', 'inherit']
   })
   const base = `http://127.0.0.1:${port}`

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { test } from 'tap'
-import { SHIPPED_NODE_OPTIONS } from '../../bench/node-options.js'
+import { rssBytes, shippedEnvironment } from '../../bench/shipped-process.js'
 import { createDatabase } from '../../src/storage/database.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import { seed } from '../../src/storage/seed.js'
@@ -36,12 +36,6 @@ function hpaMemoryTarget (): number | undefined {
   return match === null ? undefined : Number(match[1]) / 100
 }
 
-function rssBytes (pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  if (match === null) throw new Error(`no VmRSS for process ${pid}`)
-  return Number(match[1]) * 1024
-}
-
 test('the Kubernetes memory request, limit and autoscaling fit the service idle and under load', async t => {
   const url = await freshPostgresDatabase(t)
   if (url === undefined) return
@@ -59,18 +53,13 @@ test('the Kubernetes memory request, limit and autoscaling fit the service idle 
   const port = await closedPort() // free a moment ago: the service takes it
   const child = spawn(process.execPath, ['scripts/start.js'], {
     cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_OPTIONS: SHIPPED_NODE_OPTIONS,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
+    env: shippedEnvironment({
       PORT: String(port),
       DATABASE_URL: url,
       AUTH_JWT_SECRET: TEST_JWT_SECRET,
       RATE_LIMIT_MAX: '0',
       SHED_MAX_EVENT_LOOP_DELAY_MS: '0'
-    },
+    }),
     stdio: ['ignore', 'ignore', 'inherit']
   })
   t.teardown(async () => {
