@@ -69,7 +69,7 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
     .map(group => ({ url: group.documentPath, name: group.version === undefined ? 'ops' : `${group.name}${group.version.deprecated ? ' (deprecated)' : ''}` }))
 
   // `/docs` leads to the newest version that is not deprecated.
-  fastify.get('/docs', HIDDEN, async (_request, reply) => reply.redirect(`/docs/${table.current.group}`, 302))
+  fastify.get('/docs', { ...HIDDEN, config: { public: true } }, async (_request, reply) => reply.redirect(`/docs/${table.current.group}`, 302))
 
   for (const group of groups) {
     await fastify.register(async function docs (scope) {
@@ -79,6 +79,8 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
       // The document, and the UI's own copy of it at `json`, are served from one serialized buffer.
       const sendDocument = serveDocument(document)
       scope.addHook('onRoute', route => {
+        // The docs are public, every route swagger-ui adds here included.
+        route.config = { ...route.config, public: true }
         if (route.url === `${group.docsPath}/json`) route.handler = sendDocument
       })
       scope.get(group.documentPath, { ...HIDDEN, config: { cacheable: true } }, sendDocument)

@@ -13,7 +13,7 @@ const Metadata = Type.Object({
 const oauthProtectedResource: FastifyPluginAsyncTypebox = async (fastify) => {
   const { AUTH_RESOURCE_URL, AUTH_ISSUER, AUTH_QUERY_TOKEN } = fastify.config
   fastify.get(METADATA_PATH, {
-    config: { cacheable: true },
+    config: { public: true, cacheable: true },
     schema: {
       summary: 'Protected resource metadata (RFC 9728)',
       description: 'How to get a token for this service: the authorization servers, every scope some operation requires, and where a token may be sent.',

@@ -7,7 +7,7 @@ const ping: FastifyPluginAsyncTypebox = async (fastify) => {
     // Polled by gateways every few seconds: no access log line per poll (errors are still logged), no
     // request histogram, and it keeps answering while the service sheds load.
     logLevel: 'warn',
-    config: { shed: false, disableMetrics: true, instant: true, probe: true },
+    config: { public: true, shed: false, disableMetrics: true, instant: true, probe: true },
     schema: {
       summary: 'Connectivity test',
       description: 'Answers the plain text `pong`. It touches no dependency and proves nothing beyond reachability.',

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { SignJWT, type CryptoKey, type KeyObject } from 'jose'
 import app from '../src/app.js'
@@ -95,4 +95,13 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   if (options.extraRoutes !== undefined) await fastify.register(async scope => options.extraRoutes?.(scope))
   await fastify.ready()
   return fastify
+}
+
+/** An app whose injected requests carry a valid token, for tests of token-guarded routes' other behaviour. */
+export async function buildWithToken (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = await build(t, options)
+  const token = await bearer()
+  const inject = app.inject.bind(app) as (options: InjectOptions) => Promise<unknown>
+  Object.assign(app, { inject: (options: InjectOptions) => inject({ ...options, headers: { ...token, ...options.headers } }) })
+  return app
 }

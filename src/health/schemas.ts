@@ -47,5 +47,5 @@ export const DependenciesResult = Type.Object({
  */
 export const PROBE_ROUTE = {
   logLevel: 'warn',
-  config: { shed: false, disableMetrics: true, instant: true, probe: true }
+  config: { public: true, shed: false, disableMetrics: true, instant: true, probe: true }
 } as const

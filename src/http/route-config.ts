@@ -5,6 +5,8 @@ declare module 'fastify' {
     cacheable?: boolean
     /** Scopes a bearer token must carry (all of them). Declaring any makes the route protected. */
     scopes?: readonly string[]
+    /** Anyone may call the route without a token; a route declaring neither this nor scopes requires a token. */
+    public?: true
     /** `optional`: a token is verified when one is sent, and the route also answers without one. */
     auth?: 'optional'
     /**

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
+import { buildWithToken as build } from '../helper.js'
 import { loadConfig } from '../../src/config.js'
 
 const REPORT = { 'api-supported-versions': '1.0, 2.0', 'api-deprecated-versions': '1.0' }

@@ -22,7 +22,8 @@ function routes (app: FastifyInstance): void {
   app.get('/cached', { config: { scopes: ['vagas:read'], cacheable: true } }, async (_request, reply) => {
     return reply.header('cache-control', 'public, max-age=60').send({ ok: true })
   })
-  app.get('/open', async request => ({ principal: request.principal ?? null }))
+  app.get('/open', { config: { public: true } }, async request => ({ principal: request.principal ?? null }))
+  app.get('/undeclared', async request => ({ sub: request.principal?.sub ?? null }))
 }
 
 function challengeOf (res: { headers: Record<string, unknown> }): string {
@@ -197,8 +198,22 @@ t.test('optional authentication: anonymous passes, a valid token names the calle
   t.match(challengeOf(bad), /error="invalid_token"/)
 })
 
-t.test('routes that declare nothing stay public and see no principal, even with a token', async t => {
+t.test('routes that declare nothing require a valid token (deny by default)', async t => {
   const app = await build(t, { extraRoutes: routes })
+  const anonymous = await app.inject({ method: 'GET', url: '/undeclared' })
+  t.equal(anonymous.statusCode, 401)
+  t.equal(challengeOf(anonymous), `Bearer realm="${REALM}"`)
+  t.match(anonymous.json(), { status: 401, code: 'TokenRequired' })
+  const forged = await app.inject({ method: 'GET', url: '/undeclared', headers: { authorization: 'Bearer not.a.jwt' } })
+  t.equal(forged.statusCode, 401)
+  const res = await app.inject({ method: 'GET', url: '/undeclared', headers: await bearer({ sub: 'client-1' }) })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), { sub: 'client-1' })
+})
+
+t.test('routes that say public answer without a token and see no principal, even with one', async t => {
+  const app = await build(t, { extraRoutes: routes })
+  t.equal((await app.inject({ method: 'GET', url: '/open' })).statusCode, 200)
   const res = await app.inject({ method: 'GET', url: '/open', headers: await bearer({ scope: 'vagas:read' }) })
   t.equal(res.statusCode, 200)
   t.same(res.json(), { principal: null })

@@ -1,0 +1,41 @@
+import t from 'tap'
+import type { RouteOptions } from 'fastify'
+import { build } from '../helper.js'
+
+// The documented public routes (README, authentication): everything else needs a token.
+const PUBLIC = ['/.well-known/oauth-protected-resource', '/health', '/health/live', '/health/ready', '/health/shallow', '/health/startup', '/ping']
+
+interface Route { method: string, url: string, options: RouteOptions }
+
+function methodsOf (route: RouteOptions): string[] {
+  return Array.isArray(route.method) ? route.method : [route.method]
+}
+
+t.test('access is deny by default: only the documented routes answer without a token', async t => {
+  const routes: Route[] = []
+  const app = await build(t, {
+    beforeApp: app => app.addHook('onRoute', route => {
+      for (const method of methodsOf(route)) routes.push({ method, url: route.url, options: route })
+    })
+  })
+  // The docs' scope marks its routes public after this hook has seen them: read the options once all hooks ran.
+  const isPublic = (route: Route) => route.options.config?.public === true
+  const publicUrls = [...new Set(routes.filter(isPublic).map(route => route.url))].sort()
+  t.same(publicUrls.filter(url => !url.startsWith('/docs')), PUBLIC, 'the public routes outside the docs are exactly the documented list')
+  t.ok(publicUrls.some(url => url.startsWith('/docs')), 'the docs are public')
+  t.ok(routes.filter(route => route.url.startsWith('/docs')).every(isPublic), 'every docs route is public')
+
+  for (const route of routes.filter(route => isPublic(route) && route.method === 'GET' && !route.url.includes('*'))) {
+    const res = await app.inject({ method: 'GET', url: route.url })
+    t.not(res.statusCode, 401, `GET ${route.url} answers without a token`)
+  }
+
+  const guarded = routes.filter(route => !isPublic(route) && route.method !== 'OPTIONS')
+  t.ok(guarded.length > 10, 'the service has guarded routes')
+  for (const route of guarded) {
+    const url = route.url.replace(/:[A-Za-z]+/g, '1').replace('*', 'x')
+    const res = await app.inject({ method: route.method as 'GET', url })
+    t.equal(res.statusCode, 401, `${route.method} ${url} without a token`)
+    t.match(String(res.headers['www-authenticate']), /^Bearer /, `${route.method} ${url} challenges`)
+  }
+})
