@@ -13,8 +13,12 @@ export interface BuildOptions {
   env?: Record<string, string>
   /** Runs on the bare instance before the app is registered (e.g. an onRoute hook that sees every route). */
   beforeApp?: (app: FastifyInstance) => void
-  /** Routes a test adds beside the service's own, registered after the app. */
+  /**
+   * Routes a test adds beside the service's own, registered after the app. They are public unless they
+   * declare scopes, or `guardExtraRoutes` is set (a test of deny by default itself).
+   */
   extraRoutes?: (app: FastifyInstance) => void
+  guardExtraRoutes?: boolean
   /** Where the app's log lines go (JSON, one per line), for tests that read the log. */
   logStream?: { write: (line: string) => void }
 }
@@ -92,7 +96,17 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   t.teardown(() => fastify.close())
   options.beforeApp?.(fastify)
   await fastify.register(fp(app), { config })
-  if (options.extraRoutes !== undefined) await fastify.register(async scope => options.extraRoutes?.(scope))
+  if (options.extraRoutes !== undefined) {
+    await fastify.register(async scope => {
+      // A test's own routes are about another concern: public unless they declare scopes or say otherwise.
+      if (options.guardExtraRoutes !== true) {
+        scope.addHook('onRoute', route => {
+          if (route.config?.scopes === undefined && route.config?.public === undefined) route.config = { ...route.config, public: true }
+        })
+      }
+      options.extraRoutes?.(scope)
+    })
+  }
   await fastify.ready()
   return fastify
 }

@@ -199,7 +199,7 @@ t.test('optional authentication: anonymous passes, a valid token names the calle
 })
 
 t.test('routes that declare nothing require a valid token (deny by default)', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await build(t, { extraRoutes: routes, guardExtraRoutes: true })
   const anonymous = await app.inject({ method: 'GET', url: '/undeclared' })
   t.equal(anonymous.statusCode, 401)
   t.equal(challengeOf(anonymous), `Bearer realm="${REALM}"`)
