@@ -20,18 +20,19 @@ async function buildLogged (t: { teardown: (fn: () => unknown) => void }, logLev
   const fastify = Fastify({ ...options, logger: { ...(options.logger as object), stream } })
   t.teardown(() => fastify.close())
   await fastify.register(fp(app), { config })
+  // Public like /ping: these routes are about logging, not access.
   await fastify.register(async scope => {
     // Like /ping: its own quieter level; it fails on demand to show that errors still reach the log.
-    scope.get('/quiet-probe', { logLevel: 'warn' }, async request => {
+    scope.get('/quiet-probe', { logLevel: 'warn', config: { public: true } }, async request => {
       if ((request.query as Record<string, string>).fail === 'yes') throw new Error('probe failed')
       return 'ok'
     })
     // A handler that logs: its request gets a real pino child, which writes the access line itself.
-    scope.get('/chatty', async request => {
+    scope.get('/chatty', { config: { public: true } }, async request => {
       request.log.info('working')
       return 'ok'
     })
-    scope.get('/silent', async () => 'ok')
+    scope.get('/silent', { config: { public: true } }, async () => 'ok')
   })
   await fastify.ready()
   return { app: fastify, lines }
