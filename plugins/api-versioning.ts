@@ -7,6 +7,7 @@ import { addRouteHook } from '../src/http/route-hooks.js'
 import { versionedHref } from '../src/versioning/href.js'
 import { isApiPath, routeVersions } from '../src/versioning/route-versions.js'
 import { selectionOf } from '../src/versioning/routing.js'
+import type { AppOptions } from '../src/app.js'
 import { buildVersionTable, type ApiVersion, type ApiVersionTable } from '../src/versioning/versions.js'
 
 declare module 'fastify' {
@@ -82,8 +83,8 @@ function deprecationHeaders (version: ApiVersion, current: ApiVersion): Record<s
 
 const VARY = 'Accept, x-api-version'
 
-async function apiVersioning (fastify: FastifyInstance): Promise<void> {
-  const table = buildVersionTable(fastify.config)
+async function apiVersioning (fastify: FastifyInstance, opts: Pick<AppOptions, 'versionRows'>): Promise<void> {
+  const table = buildVersionTable(fastify.config, opts.versionRows)
   const vendorName = fastify.config.API_VENDOR_NAME
   const routes = createVersionedRouteTable()
   const deprecation = new Map(table.versions.map(v => [v.version, deprecationHeaders(v, table.current)]))

@@ -1,17 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema, DEFAULT_CANDIDATO_SORT, candidatoRepresentation } from '../../../src/http/resources/candidato.js'
-import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { CandidatoStatusSchema, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato.js'
+import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
+import { collectionPage, pageResponses, pagingQuery } from '../../../src/http/resources/collection.js'
 import { IdParams, Text, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
+import { servedVersions } from '../../../src/versioning/profiles.js'
 
-/** GET /vagas/{id}/candidatos: the candidatos in one vaga (a nested relation, spec rule 4). */
+/** GET /vagas/{id}/candidatos: the candidatos in one vaga (a nested relation, spec rule 4), in every API version. */
 const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
   const { vagas, candidatos } = fastify.repositories
 
-  for (const version of ['1.0', '2.0']) {
-    const v1 = version === '1.0'
-    const CandidatoSchema = v1 ? CandidatoV1Schema : CandidatoV2Schema
+  for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
+    const { paging, schema: CandidatoSchema, represent } = profile
     fastify.get('/:id/candidatos', {
       constraints: { apiVersion: version },
       config: { scopes: ['candidatos:read'] },
@@ -23,16 +24,16 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         querystring: Type.Object({
           status: Type.Optional(CandidatoStatusSchema),
           q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
-          ...(v1 ? pagingQueryV1(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT) : pagingQueryV2(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT))
+          ...pagingQuery(paging, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT)
         }),
-        response: pageResponses(v1, CandidatoSchema)
+        response: pageResponses(paging, CandidatoSchema)
       }
     }, async (request) => {
       const vagaId = request.params.id
       if (!await vagas.exists(vagaId)) throw notFound()
-      const { status, q, ...query } = request.query as { status?: CandidatoRecord['status'], q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
+      const { status, q, ...query } = request.query
       return await collectionPage({
-        version,
+        paging,
         path: `/vagas/${vagaId}/candidatos`,
         href: hrefOf(request),
         filter: { status, vagaId, q },
@@ -41,7 +42,7 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
         list: listRequest => candidatos.list(listRequest),
-        represent: (candidato: CandidatoRecord) => candidatoRepresentation(candidato, version, hrefOf(request))
+        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request))
       })
     })
   }

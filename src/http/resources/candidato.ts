@@ -114,19 +114,15 @@ export function candidatoV2 (candidato: CandidatoRecord | CandidatoDetail, href:
   }
 }
 
-export function candidatoRepresentation (candidato: CandidatoRecord | CandidatoDetail, version: string, href: (path: string) => string): CandidatoV1Body | CandidatoV2Body {
-  return version === '1.0' ? candidatoV1(candidato, href) : candidatoV2(candidato, href)
+/** Strong: a representation that shows the vaga's fields also changes its ETag when the vaga changes. */
+export function candidatoEtag (candidato: CandidatoRecord, version: string, showsVaga: boolean): string {
+  return showsVaga ? `"${version}-${candidato.versao}-${candidato.vaga?.versao ?? 0}"` : `"${version}-${candidato.versao}"`
 }
 
-/** Strong: v2 embeds the vaga, so its ETag also moves when the vaga changes. */
-export function candidatoEtag (candidato: CandidatoRecord, version: string): string {
-  return version === '1.0' ? `"${version}-${candidato.versao}"` : `"${version}-${candidato.versao}-${candidato.vaga?.versao ?? 0}"`
-}
-
-/** v2 shows the vaga's title and status: the later of the two changes is when the representation changed. */
-export function candidatoLastModified (candidato: CandidatoRecord, version: string): Date {
+/** A representation that shows the vaga's title and status changed at the later of the two changes. */
+export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: boolean): Date {
   const vagaChange = candidato.vaga?.atualizadoEm
-  return version !== '1.0' && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
+  return showsVaga && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
 }
 
 export const DEFAULT_CANDIDATO_SORT = '-criadoEm'

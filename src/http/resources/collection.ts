@@ -1,4 +1,4 @@
-// Collections: v1 pages by offset and reports the total; v2 pages by an opaque cursor with a next link.
+// Collections, paged the way the API version says: by offset with the total, or by an opaque cursor with a next link.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
 import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
@@ -10,7 +10,10 @@ export const MAX_OFFSET = 1_000_000
 // Optional, with defaults the validation fills in: a client may leave every paging parameter out.
 const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Items per page, 1 to ${MAX_LIMIT}` })
 
-export function pagingQueryV1 (sortFields: readonly string[], defaultSort: string) {
+/** How a version pages its collections: by `offset` (and reports the total), or by an opaque `cursor`. */
+export type Paging = 'offset' | 'cursor'
+
+function offsetPagingQuery (sortFields: readonly string[], defaultSort: string) {
   return {
     limit: Type.Optional(Limit),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Items to skip' })),
@@ -18,12 +21,17 @@ export function pagingQueryV1 (sortFields: readonly string[], defaultSort: strin
   }
 }
 
-export function pagingQueryV2 (sortFields: readonly string[], defaultSort: string) {
+function cursorPagingQuery (sortFields: readonly string[], defaultSort: string) {
   return {
     limit: Type.Optional(Limit),
     cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque: copy it from the `next` link' })),
     sort: Type.Optional(Type.String({ pattern: SORT_PATTERN, description: `Comma-separated fields, \`-\` for descending: ${sortFields.join(', ')}. Default \`${defaultSort}\`` }))
   }
+}
+
+/** The paging parameters of a collection's query string. */
+export function pagingQuery (paging: Paging, sortFields: readonly string[], defaultSort: string) {
+  return paging === 'offset' ? offsetPagingQuery(sortFields, defaultSort) : cursorPagingQuery(sortFields, defaultSort)
 }
 
 export function pageSchemaV1<T extends TSchema> (item: T) {
@@ -44,20 +52,21 @@ export function pageSchemaV2<T extends TSchema> (item: T) {
   }, { description: 'One page: `self`, and `next` while there are more' })
 }
 
-/** A collection's answers: the page, and in v2 the refusal of a cursor this service did not issue. */
-export function pageResponses<T extends TSchema> (v1: boolean, item: T) {
-  return v1 ? { 200: pageSchemaV1(item) } : { 200: pageSchemaV2(item), 400: problemResponse('InvalidCursor') }
+/** A collection's answers: the page, and with cursors the refusal of a cursor this service did not issue. */
+export function pageResponses<T extends TSchema> (paging: Paging, item: T) {
+  return paging === 'offset' ? { 200: pageSchemaV1(item) } : { 200: pageSchemaV2(item), 400: problemResponse('InvalidCursor') }
 }
 
 export interface CollectionQuery {
-  limit: number
+  /** Filled in by validation (its default); absent only to the type checker. */
+  limit?: number
   offset?: number
   cursor?: string
   sort?: string
 }
 
 export interface CollectionOptions<F extends string, Filter extends Record<string, string | undefined>, T, R> {
-  version: string
+  paging: Paging
   /** The collection's path without the version, e.g. `/vagas`. */
   path: string
   href: (path: string) => string
@@ -73,30 +82,31 @@ export interface CollectionOptions<F extends string, Filter extends Record<strin
 
 export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T, R> (options: CollectionOptions<F, Filter, T, R>) {
   const { query, href, path } = options
+  const limit = query.limit ?? DEFAULT_LIMIT
   const sort = parseSort(query.sort, options.sortFields, options.defaultSort)
   const sortParam = query.sort === undefined ? undefined : sortText(sort)
   const link = (extra: Record<string, string | number | undefined>): string =>
-    href(path + queryString({ ...options.linkFilter, sort: sortParam, limit: query.limit, ...extra }))
+    href(path + queryString({ ...options.linkFilter, sort: sortParam, limit, ...extra }))
 
-  if (options.version === '1.0') {
+  if (options.paging === 'offset') {
     const offset = query.offset ?? 0
-    const result = await options.list({ filter: options.filter, sort, limit: query.limit, page: { kind: 'offset', offset } })
+    const result = await options.list({ filter: options.filter, sort, limit, page: { kind: 'offset', offset } })
     const links: Link[] = [{ rel: 'self', href: link({ offset }), method: 'GET' }]
-    if (result.next !== undefined) links.push({ rel: 'next', href: link({ offset: offset + query.limit }), method: 'GET' })
-    if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - query.limit) }), method: 'GET' })
-    return { items: result.items.map(options.represent), total: result.total ?? 0, offset, limit: query.limit, links }
+    if (result.next !== undefined) links.push({ rel: 'next', href: link({ offset: offset + limit }), method: 'GET' })
+    if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - limit) }), method: 'GET' })
+    return { items: result.items.map(options.represent), total: result.total ?? 0, offset, limit, links }
   }
 
   const scope = { collection: path, sort: sortText(sort), filter: options.filter }
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope)
   let result: ListResult<T>
   try {
-    result = await options.list({ filter: options.filter, sort, limit: query.limit, page: { kind: 'cursor', after } })
+    result = await options.list({ filter: options.filter, sort, limit, page: { kind: 'cursor', after } })
   } catch (error) {
     if (error instanceof InvalidPositionError) throw cursorProblem()
     throw error
   }
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
-  return { items: result.items.map(options.represent), limit: query.limit, links }
+  return { items: result.items.map(options.represent), limit, links }
 }

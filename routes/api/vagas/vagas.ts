@@ -4,34 +4,30 @@ import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { Problem } from '../../../src/http/problem.js'
-import { strictBodyValidation } from '../../../src/http/strict-body.js'
-import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { collectionPage, pageResponses, pagingQuery } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
-import {
-  VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaSchema, VagaStatusSchema, vagaEtag, vagaPath, vagaRepresentation
-} from '../../../src/http/resources/vaga.js'
-import { createVagasRepository, VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.js'
-import vagaCandidatos from './candidatos.js'
+import { VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaStatusSchema, vagaEtag, vagaPath } from '../../../src/http/resources/vaga.js'
+import { vagaVersions } from '../../../src/http/resources/vaga-versions.js'
+import { servedVersions } from '../../../src/versioning/profiles.js'
+import { VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.js'
 
 const DEFAULT_SORT = '-criadoEm'
 
-/** /vagas and /vagas/{id}: the same shape in both versions, but each version links to itself and pages its own way. */
+/** /vagas and /vagas/{id}, in every API version: what differs between versions is in vagaVersions. */
 const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
-  strictBodyValidation(fastify)
-  // Autoload reads only index.ts in a folder that has one: the sibling routes are registered here.
-  await fastify.register(vagaCandidatos)
-  const { vagas, idempotency } = fastify.repositories
+  const { repositories } = fastify
+  const { vagas } = repositories
   const read = { scopes: ['vagas:read'] }
   const write = { scopes: ['vagas:write'] }
   const tags = ['vagas']
 
-  for (const version of ['1.0', '2.0']) {
-    const v1 = version === '1.0'
+  for (const { version, profile } of servedVersions(fastify.apiVersions, vagaVersions)) {
     const constraints = { apiVersion: version }
+    const { paging, schema: VagaSchema, represent } = profile
     const sendRepresentation = createRepresentationCache()
     const filters = {
       status: Type.Optional(VagaStatusSchema),
@@ -43,17 +39,17 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       config: read,
       schema: {
         summary: 'List vagas',
-        description: v1
+        description: paging === 'offset'
           ? 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `offset` and `limit`; `total` counts every match.'
           : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
         tags,
-        querystring: Type.Object({ ...filters, ...(v1 ? pagingQueryV1(VAGA_SORT_FIELDS, DEFAULT_SORT) : pagingQueryV2(VAGA_SORT_FIELDS, DEFAULT_SORT)) }),
-        response: pageResponses(v1, VagaSchema)
+        querystring: Type.Object({ ...filters, ...pagingQuery(paging, VAGA_SORT_FIELDS, DEFAULT_SORT) }),
+        response: pageResponses(paging, VagaSchema)
       }
     }, async (request) => {
-      const { status, q, ...query } = request.query as { status?: 'aberta' | 'fechada', q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
+      const { status, q, ...query } = request.query
       return await collectionPage({
-        version,
+        paging,
         path: '/vagas',
         href: hrefOf(request),
         filter: { status, q },
@@ -62,7 +58,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,
         list: listRequest => vagas.list(listRequest),
-        represent: (vaga: VagaRecord) => vagaRepresentation(vaga, hrefOf(request))
+        represent: (vaga: VagaRecord) => represent(vaga, hrefOf(request))
       })
     })
 
@@ -87,10 +83,10 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       return await sendCreated(request, reply, {
         version,
         collection: '/vagas',
-        idempotency,
-        create: async db => {
-          const vaga = await (db === undefined ? vagas : createVagasRepository(db)).create(fields)
-          return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, vagaRepresentation(vaga, hrefOf(request)))
+        repositories,
+        create: async ({ vagas }) => {
+          const vaga = await vagas.create(fields)
+          return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, represent(vaga, hrefOf(request)))
         }
       })
     })
@@ -112,7 +108,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       const etag = vagaEtag(vaga, version)
       setReadHeaders(reply, etag, vaga.atualizadoEm)
       if (isNotModified(request.headers, etag, vaga.atualizadoEm)) return reply.code(304).send()
-      return sendRepresentation(reply, vaga.id, etag, () => vagaRepresentation(vaga, hrefOf(request)))
+      return sendRepresentation(reply, vaga.id, etag, () => represent(vaga, hrefOf(request)))
     })
 
     const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {
@@ -135,7 +131,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const vaga = await update(request.params.id, { ...request.body, descricao: request.body.descricao ?? null }, request.headers['if-match'])
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
-      return vagaRepresentation(vaga, hrefOf(request))
+      return represent(vaga, hrefOf(request))
     })
 
     fastify.patch('/:id', {
@@ -145,7 +141,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const vaga = await update(request.params.id, request.body, request.headers['if-match'])
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
-      return vagaRepresentation(vaga, hrefOf(request))
+      return represent(vaga, hrefOf(request))
     })
 
     fastify.delete('/:id', {
