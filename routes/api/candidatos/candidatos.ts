@@ -9,7 +9,7 @@ import {
   DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
 } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
-import { collectionPage, pageResponses, pagingQuery } from '../../../src/http/resources/collection.js'
+import { collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -41,12 +41,11 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'Filter by `status`, `vagaId` and `q` (start of the name or e-mail), sort by `sort`, ' +
           (paging === 'offset' ? 'page by `offset` and `limit`; `total` counts every match.' : 'page by `limit` and the `cursor` of the `next` link.'),
         tags,
-        querystring: Type.Object({
+        querystring: collectionQuerystring(paging, {
           status: Type.Optional(CandidatoStatusSchema),
           vagaId: Type.Optional(Id),
-          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
-          ...pagingQuery(paging, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT)
-        }),
+          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
+        }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
         response: pageResponses(paging, CandidatoSchema)
       }
     }, async (request) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { CandidatoStatusSchema, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
-import { collectionPage, pageResponses, pagingQuery } from '../../../src/http/resources/collection.js'
+import { collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import { IdParams, Text, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
@@ -21,11 +21,10 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'The candidatos whose current vaga this is, with the filters, sorts and paging of `/candidatos`. 404 when the vaga does not exist.',
         tags: ['vagas', 'candidatos'],
         params: IdParams,
-        querystring: Type.Object({
+        querystring: collectionQuerystring(paging, {
           status: Type.Optional(CandidatoStatusSchema),
-          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
-          ...pagingQuery(paging, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT)
-        }),
+          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
+        }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
         response: pageResponses(paging, CandidatoSchema)
       }
     }, async (request) => {

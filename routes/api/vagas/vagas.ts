@@ -4,7 +4,7 @@ import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { Problem } from '../../../src/http/problem.js'
-import { collectionPage, pageResponses, pagingQuery } from '../../../src/http/resources/collection.js'
+import { collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -43,7 +43,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
           ? 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `offset` and `limit`; `total` counts every match.'
           : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
         tags,
-        querystring: Type.Object({ ...filters, ...pagingQuery(paging, VAGA_SORT_FIELDS, DEFAULT_SORT) }),
+        querystring: collectionQuerystring(paging, filters, VAGA_SORT_FIELDS, DEFAULT_SORT),
         response: pageResponses(paging, VagaSchema)
       }
     }, async (request) => {

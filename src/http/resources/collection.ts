@@ -1,5 +1,5 @@
 // Collections, paged the way the API version says: by offset with the total, or by an opaque cursor with a next link.
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
 import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
 import { problemResponse } from '../../openapi/problems.js'
@@ -29,9 +29,11 @@ function cursorPagingQuery (sortFields: readonly string[], defaultSort: string) 
   }
 }
 
-/** The paging parameters of a collection's query string. */
-export function pagingQuery (paging: Paging, sortFields: readonly string[], defaultSort: string) {
-  return paging === 'offset' ? offsetPagingQuery(sortFields, defaultSort) : cursorPagingQuery(sortFields, defaultSort)
+/** A collection's query string: its filters, then the paging parameters. Typed as either style, so a handler reads each. */
+export function collectionQuerystring<F extends TProperties> (paging: Paging, filters: F, sortFields: readonly string[], defaultSort: string) {
+  return paging === 'offset'
+    ? Type.Object({ ...filters, ...offsetPagingQuery(sortFields, defaultSort) })
+    : Type.Object({ ...filters, ...cursorPagingQuery(sortFields, defaultSort) })
 }
 
 export function pageSchemaV1<T extends TSchema> (item: T) {
