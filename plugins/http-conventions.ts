@@ -8,7 +8,6 @@ import { addRouteHook } from '../src/http/route-hooks.js'
 import { routePolicy } from '../src/http/route-policy.js'
 import { canonicalPath, uriRuleViolation } from '../src/http/uri-rules.js'
 
-
 export interface HttpConventionsOptions {
   /** Paths served by third-party plugins (documents, well-known URIs) that the URI rules do not bind. */
   uriRuleExemptPrefixes?: string[]
