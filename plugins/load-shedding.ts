@@ -21,7 +21,8 @@ async function loadShedding (fastify: FastifyInstance): Promise<void> {
     code: 'Overloaded',
     headers: { 'retry-after': String(config.SHED_RETRY_AFTER_SECONDS) }
   })
-  // Without limits of its own under-pressure only samples, and adds no hook.
+  // Not under-pressure's own limits: its one onRequest hook runs on every request (probes and 404s
+  // included, before the Host check) and knows nothing of start-up; without limits it only samples.
   await fastify.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS, eventLoopUtilizationMode: 'interval' })
 
   // Nothing is shed until the instance first turns ready: until then business routes answer `Starting`
