@@ -108,7 +108,7 @@ async function seedVaga (baseUrl: string): Promise<{ vagaId: string, candidatoId
   return { vagaId: vaga.id, candidatoId, headers: { authorization: await authorization('candidatos:read vagas:read') } }
 }
 
-// Tracing (README "Tracing"): the service started as the Dockerfile starts it, with the tracing
+// Tracing (docs/benchmarks.md, "Tracing"): the service started as the Dockerfile starts it, with the tracing
 // preload, configured by OTEL_* variables: once without an endpoint (so tracing stays off), once
 // exporting 10% of traces to a local sink; each against the same request on a process without tracing.
 const TRACING_PRELOAD = ['--import', './dist/src/tracing/preload.js']

@@ -11,7 +11,8 @@ declare module 'fastify' {
     auth?: 'optional'
     /**
      * The route answers from memory and waits on nothing, so it gets no HANDLER_TIMEOUT timer: that
-     * timer (an AbortController, a timeout and a close listener per request) is a tenth of /ping's cost.
+     * timer (an AbortController, a timeout and a close listener per request) costs more than such a
+     * route's own work (docs/benchmarks.md).
      */
     instant?: boolean
     /** Polled by balancers and orchestrators (/ping, the health probes): no trace spans unless TRACE_PROBES. */
