@@ -29,7 +29,6 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }, async (request) => {
       const vagaId = request.params.id
-      if (!await vagas.exists(vagaId)) throw notFound()
       const { status, q, ...query } = request.query as { status?: CandidatoRecord['status'], q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
       return await collectionPage({
         version,
@@ -40,7 +39,12 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         query,
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
-        list: listRequest => candidatos.list(listRequest),
+        // A page with candidatos shows the vaga exists: only an empty one needs to ask.
+        list: async listRequest => {
+          const page = await candidatos.list(listRequest)
+          if (page.items.length === 0 && !await vagas.exists(vagaId)) throw notFound()
+          return page
+        },
         represent: (candidato: CandidatoRecord) => candidatoRepresentation(candidato, version, hrefOf(request))
       })
     })
