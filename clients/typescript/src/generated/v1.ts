@@ -3818,7 +3818,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3839,6 +3842,10 @@ export interface operations {
                     sunset?: string;
                     /** @description Links to the documentation of the current version (rel="deprecation", rel="sunset") */
                     link?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3927,6 +3934,17 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
@@ -6244,7 +6262,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description A lower-case UUID
@@ -6271,6 +6292,10 @@ export interface operations {
                     sunset?: string;
                     /** @description Links to the documentation of the current version (rel="deprecation", rel="sunset") */
                     link?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6359,6 +6384,17 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
@@ -6622,7 +6658,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, titulo. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6643,6 +6682,10 @@ export interface operations {
                     sunset?: string;
                     /** @description Links to the documentation of the current version (rel="deprecation", rel="sunset") */
                     link?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6697,6 +6740,17 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one

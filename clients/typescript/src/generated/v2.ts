@@ -3786,7 +3786,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3801,6 +3804,10 @@ export interface operations {
                     "api-deprecated-versions"?: string;
                     /** @description The API version that served the request */
                     "x-api-version"?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3897,6 +3904,17 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `InvalidCursor`: The cursor was not issued by this service, or belongs to another sort or filter
@@ -6229,7 +6247,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description A lower-case UUID
@@ -6250,6 +6271,10 @@ export interface operations {
                     "api-deprecated-versions"?: string;
                     /** @description The API version that served the request */
                     "x-api-version"?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6346,6 +6371,17 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `InvalidCursor`: The cursor was not issued by this service, or belongs to another sort or filter
@@ -6610,7 +6646,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, titulo. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6625,6 +6664,10 @@ export interface operations {
                     "api-deprecated-versions"?: string;
                     /** @description The API version that served the request */
                     "x-api-version"?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6676,6 +6719,17 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    /** @description `private, no-cache`: revalidate with the ETag before each use */
+                    "cache-control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `InvalidCursor`: The cursor was not issued by this service, or belongs to another sort or filter
