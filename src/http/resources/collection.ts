@@ -7,7 +7,7 @@ import { ifNoneMatchHits } from '../conditional.js'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
 import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
 import { problemResponse } from '../../openapi/problems.js'
-import { Links, READ_CACHE_CONTROL, type Link } from './common.js'
+import { Links, type Link } from './common.js'
 
 export const MAX_OFFSET = 1_000_000
 
@@ -54,8 +54,7 @@ export const CollectionHeaders = Type.Object({
 })
 
 const PageHeaders = {
-  etag: { type: 'string', description: 'A weak validator of this page: it changes when an item on it, the total or the links change' },
-  'cache-control': { type: 'string', description: `\`${READ_CACHE_CONTROL}\`: revalidate with the ETag before each use` }
+  etag: { type: 'string', description: 'A weak validator of this page: it changes when an item on it, the total or the links change' }
 }
 
 function pageAnswer<T extends TSchema> (schema: T) {
@@ -109,9 +108,12 @@ export interface CollectionOptions<F extends string, Filter extends Record<strin
   reply: FastifyReply
 }
 
-/** The page's ETag and Cache-Control; true when the client holds this page already (If-None-Match). */
+/**
+ * The page's ETag; true when the client holds this page already (If-None-Match). Pages stay
+ * `no-store` for HTTP caches: the ETag serves a client that polls with the copy it keeps itself.
+ */
 function validated (reply: FastifyReply, etag: string): boolean {
-  reply.header('etag', etag).header('cache-control', READ_CACHE_CONTROL)
+  reply.header('etag', etag)
   return ifNoneMatchHits(reply.request.headers['if-none-match'], etag)
 }
 

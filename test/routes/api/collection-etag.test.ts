@@ -45,6 +45,7 @@ async function pagesAreValidated (t: Test, env: Record<string, string>): Promise
     t.equal(again.statusCode, 304, `${url}: the held page is current`)
     t.equal(again.body, '', `${url}: no body`)
     t.equal(again.headers.etag, first[i], `${url}: the same ETag`)
+    t.equal(again.headers['cache-control'], 'no-store', `${url}: still for the client's own copy only`)
     t.equal((await read(url, 'W/"another", ' + first[i])).statusCode, 304, `${url}: one of several held tags`)
     t.equal((await read(url, '"something-else"')).statusCode, 200, `${url}: another tag gets the page`)
   }

@@ -3844,8 +3844,6 @@ export interface operations {
                     link?: string;
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3940,8 +3938,6 @@ export interface operations {
                 headers: {
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6294,8 +6290,6 @@ export interface operations {
                     link?: string;
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6390,8 +6384,6 @@ export interface operations {
                 headers: {
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6684,8 +6676,6 @@ export interface operations {
                     link?: string;
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6746,8 +6736,6 @@ export interface operations {
                 headers: {
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

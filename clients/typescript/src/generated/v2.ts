@@ -3806,8 +3806,6 @@ export interface operations {
                     "x-api-version"?: string;
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3910,8 +3908,6 @@ export interface operations {
                 headers: {
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6273,8 +6269,6 @@ export interface operations {
                     "x-api-version"?: string;
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6377,8 +6371,6 @@ export interface operations {
                 headers: {
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6666,8 +6658,6 @@ export interface operations {
                     "x-api-version"?: string;
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6725,8 +6715,6 @@ export interface operations {
                 headers: {
                     /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
                     etag?: string;
-                    /** @description `private, no-cache`: revalidate with the ETag before each use */
-                    "cache-control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
