@@ -81,6 +81,7 @@ export const ConfigSchema = Type.Object({
   HEARTBEAT_MAX_SKEW_MS: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000, description: 'milliseconds from 0 to 3600000' }),
   // Tracing is configured by the standard OTEL_* variables (README "Tracing"); this one is the service's own.
   TRACE_PROBES: Type.Boolean({ default: false, description: 'true or false: trace /ping and the health probes too (balancers poll them constantly)' }),
+  TRACE_HOOKS: Type.Boolean({ default: false, description: 'true or false: a span for each Fastify hook and for the handler, under the request span (costs every request)' }),
   API_VENDOR_NAME: Type.String({
     default: 'recrutamento',
     pattern: '^[a-z0-9]+([.-][a-z0-9]+)*$',
