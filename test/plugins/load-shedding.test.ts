@@ -109,7 +109,7 @@ t.test('a sustained event-loop delay sheds load; probes keep answering; it recov
  * delay of about 90 ms) until `stop`, or for 30 s at most.
  */
 function holdTheLoop (): { start: () => void, running: () => boolean, stop: () => Promise<void> } {
-  let stopped = false
+  const state = { stopped: false } // an object: the loop reads what `stop` sets later
   let done: Promise<void> = Promise.resolve()
   let running = false
   return {
@@ -117,7 +117,7 @@ function holdTheLoop (): { start: () => void, running: () => boolean, stop: () =
       running = true
       done = (async () => {
         const end = Date.now() + 30_000
-        while (!stopped && Date.now() < end) {
+        while (!state.stopped && Date.now() < end) {
           const until = Date.now() + 100
           while (Date.now() < until) { /* holding the loop: the behaviour under test */ }
           await new Promise(resolve => setImmediate(resolve))
@@ -126,6 +126,6 @@ function holdTheLoop (): { start: () => void, running: () => boolean, stop: () =
       })()
     },
     running: () => running,
-    async stop () { stopped = true; await done }
+    async stop () { state.stopped = true; await done }
   }
 }
