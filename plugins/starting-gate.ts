@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
 import { Problem } from '../src/http/problem.js'
+import { routePolicy } from '../src/http/route-policy.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,10 +12,16 @@ declare module 'fastify' {
 
 const RETRY_AFTER_SECONDS = '5'
 
+function asArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
 /**
  * Business routes take work only once readiness has been Healthy: before that (booting, opening the
  * database, database unreachable since start) they answer 503 `Starting` with Retry-After, never
- * `Overloaded` (nothing is shed before then). The routes that need the database add it as a hook.
+ * `Overloaded` (nothing is shed before then). Routes whose policy says `database` get this gate and
+ * then the database's own (503 `DatabaseUnavailable` at once while it is down), as preHandler hooks:
+ * after authentication and validation, so a bad request is refused as such whatever the state.
  */
 async function startingGate (fastify: FastifyInstance): Promise<void> {
   const { lifecycle } = fastify.health
@@ -23,10 +30,24 @@ async function startingGate (fastify: FastifyInstance): Promise<void> {
     code: 'Starting',
     headers: { 'retry-after': RETRY_AFTER_SECONDS }
   })
-  fastify.decorate('untilServing', function untilServing (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+  function untilServing (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (lifecycle.entered('serving')) return done()
     reply.sendProblem(starting)
+  }
+  fastify.decorate('untilServing', untilServing)
+
+  function untilDatabaseReady (_request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    try {
+      fastify.storage.assertReady()
+    } catch (error) {
+      return done(error as Error)
+    }
+    done()
+  }
+
+  fastify.addHook('onRoute', function gateRoute (this: FastifyInstance, route: RouteOptions) {
+    if (routePolicy(route, this).database) route.preHandler = [untilServing, untilDatabaseReady, ...asArray(route.preHandler)]
   })
 }
 
-export default fp(startingGate, { name: 'starting-gate', fastify: '5.x', dependencies: ['health', 'problem-details'] })
+export default fp(startingGate, { name: 'starting-gate', fastify: '5.x', dependencies: ['health', 'problem-details', 'storage'] })
