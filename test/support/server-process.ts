@@ -52,7 +52,8 @@ export async function startServerProcess (t: { teardown: (fn: () => unknown) => 
     clearTimeout(kill)
   })
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000)
+    // A bound generous for a busy machine (a start takes seconds there); a server that never listens still fails.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 90_000)
     child.stdout.on('data', () => {
       const match = /listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(out)
       if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
