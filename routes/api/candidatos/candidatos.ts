@@ -9,7 +9,7 @@ import {
   DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
 } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
-import { collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -46,11 +46,13 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           vagaId: Type.Optional(Id),
           q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
         }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
+        headers: CollectionHeaders,
         response: pageResponses(paging, CandidatoSchema)
       }
-    }, async (request) => {
+    }, async (request, reply) => {
       const { status, vagaId, q, ...query } = request.query
       return await collectionPage({
+        version,
         paging,
         path: '/candidatos',
         href: hrefOf(request),
@@ -60,7 +62,9 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
         list: listRequest => candidatos.list(listRequest),
-        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request))
+        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request)),
+        validator: etagOf,
+        reply
       })
     })
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { CandidatoStatusSchema, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato.js'
+import { CandidatoStatusSchema, DEFAULT_CANDIDATO_SORT, candidatoEtag } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
-import { collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import { IdParams, Text, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
@@ -12,7 +12,7 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
   const { vagas, candidatos } = fastify.repositories
 
   for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
-    const { paging, schema: CandidatoSchema, represent } = profile
+    const { paging, schema: CandidatoSchema, represent, showsVaga } = profile
     fastify.get('/:id/candidatos', {
       constraints: { apiVersion: version },
       config: { scopes: ['candidatos:read'] },
@@ -25,13 +25,15 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           status: Type.Optional(CandidatoStatusSchema),
           q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
         }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
+        headers: CollectionHeaders,
         response: pageResponses(paging, CandidatoSchema)
       }
-    }, async (request) => {
+    }, async (request, reply) => {
       const vagaId = request.params.id
       if (!await vagas.exists(vagaId)) throw notFound()
       const { status, q, ...query } = request.query
       return await collectionPage({
+        version,
         paging,
         path: `/vagas/${vagaId}/candidatos`,
         href: hrefOf(request),
@@ -41,7 +43,9 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
         list: listRequest => candidatos.list(listRequest),
-        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request))
+        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request)),
+        validator: (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga),
+        reply
       })
     })
   }

@@ -4,7 +4,7 @@ import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { Problem } from '../../../src/http/problem.js'
-import { collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -44,11 +44,13 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
           : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
         tags,
         querystring: collectionQuerystring(paging, filters, VAGA_SORT_FIELDS, DEFAULT_SORT),
+        headers: CollectionHeaders,
         response: pageResponses(paging, VagaSchema)
       }
-    }, async (request) => {
+    }, async (request, reply) => {
       const { status, q, ...query } = request.query
       return await collectionPage({
+        version,
         paging,
         path: '/vagas',
         href: hrefOf(request),
@@ -58,7 +60,9 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,
         list: listRequest => vagas.list(listRequest),
-        represent: (vaga: VagaRecord) => represent(vaga, hrefOf(request))
+        represent: (vaga: VagaRecord) => represent(vaga, hrefOf(request)),
+        validator: (vaga: VagaRecord) => vagaEtag(vaga, version),
+        reply
       })
     })
 
