@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -9,8 +9,6 @@ declare module 'fastify' {
   }
 }
 
-const RETRY_AFTER_SECONDS = '5'
-
 /**
  * Business routes take work only once readiness has been Healthy: before that (booting, opening the
  * database, database unreachable since start) they answer 503 `Starting` with Retry-After, never
@@ -18,11 +16,7 @@ const RETRY_AFTER_SECONDS = '5'
  */
 async function startingGate (fastify: FastifyInstance): Promise<void> {
   const { lifecycle } = fastify.health
-  const starting = new Problem(503, {
-    detail: 'The service is starting; try again shortly.',
-    code: 'Starting',
-    headers: { 'retry-after': RETRY_AFTER_SECONDS }
-  })
+  const starting = problem('Starting')
   fastify.decorate('untilServing', function untilServing (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     if (lifecycle.entered('serving')) return done()
     reply.sendProblem(starting)

@@ -12,7 +12,7 @@ const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' }
 
 t.test('database unreachable at boot: startup Healthy, readiness 503, business routes 503 Starting, never Overloaded', async t => {
   // Every shed-able request is past the heap limit: only the start-up state may decide the answer.
-  const app = await build(t, { env: { ...FAST, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/none`, SHED_MAX_HEAP_USED_BYTES: '1' } })
+  const app = await build(t, { env: { ...FAST, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/none`, SHED_MAX_HEAP_USED_BYTES: '1', RETRY_AFTER_SECONDS: '9' } })
   const auth = await bearer({ scope: 'vagas:read candidatos:read' })
 
   await eventually(async () => { assert.equal((await app.inject('/health/startup')).statusCode, 200) }, { timeout: 15_000 })
@@ -27,7 +27,7 @@ t.test('database unreachable at boot: startup Healthy, readiness 503, business r
     const res = await app.inject({ url, headers: auth })
     t.equal(res.statusCode, 503, url)
     t.match(res.headers['content-type'], /^application\/problem\+json/)
-    t.equal(res.headers['retry-after'], '5')
+    t.equal(res.headers['retry-after'], '9', 'RETRY_AFTER_SECONDS')
     t.match(res.json(), { status: 503, code: 'Starting' }, `${url} is Starting, not Overloaded`)
   }
   t.equal((await app.inject('/api/v1/vagas')).statusCode, 401, 'a request without a token is still refused as such')

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely, Transaction } from 'kysely'
 import type { IdempotencyRepository, StoredResponse } from '../../storage/idempotency-repository.js'
 import type { Schema } from '../../storage/schema.js'
-import { Problem } from '../problem.js'
+import { problem } from '../error-catalogue.js'
 import { actorOf, fingerprint } from './common.js'
 
 /** The 201 answer for a new resource, as it is sent and, under an Idempotency-Key, stored. */
@@ -39,7 +39,7 @@ export async function sendCreated (request: FastifyRequest, reply: FastifyReply,
       { scope: `${actorOf(request)} POST ${options.collection}`, key, fingerprint: fingerprint(options.version, request.body) },
       trx => options.create(trx))
     if (outcome.outcome === 'mismatch') {
-      throw new Problem(422, { detail: 'This Idempotency-Key was already used with another request body.', code: 'IdempotencyKeyReused' })
+      throw problem('IdempotencyKeyReused')
     }
     if (outcome.outcome === 'replayed') reply.header('idempotent-replayed', 'true')
     response = outcome.response
