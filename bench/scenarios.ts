@@ -73,6 +73,7 @@ const common = { AUTH_JWT_SECRET: BENCH_SECRET, RATE_LIMIT_MAX: '0', SHED_MAX_EV
 // The service runs on real PostgreSQL, as deployed. The group `embedded` runs the same build on the
 // embedded database (its own process, reached through pg), compared with the PostgreSQL figures.
 const onPostgres = { ...common, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' }
+const sheddingOn = { ...onPostgres, SHED_MAX_EVENT_LOOP_DELAY_MS: '1000' }
 /** A setup step for scenarios that need the service ready (its checks passed) before the load. */
 async function whenReady ({ waitFor }: SetupContext): Promise<undefined> {
   await waitFor('/health/ready')
@@ -152,6 +153,10 @@ export const scenarios: Scenario[] = [
       return { path: `/api/v1/candidatos?status=inscrito&vagaId=${vagaId}&sort=-criadoEm&limit=20`, headers }
     }
   },
+  // Load shedding at its production default (the other scenarios turn it off): probes run no shedding
+  // code, business routes one check; each against the same request without shedding.
+  { name: 'ping-shedding', group: 'shedding', versus: 'ping', target: 0.97, method: 'GET', path: '/ping', env: sheddingOn },
+  { name: 'candidato-read-shedding', group: 'shedding', versus: 'candidato-read', target: 0.97, method: 'GET', path: '/api/v1/candidatos/{id}', env: sheddingOn, setup: candidatoRead },
   // The embedded database against PostgreSQL: /ping runs no query, so it must cost the same; the list's
   // queries run in the database's process, so the service's event loop stays free.
   { name: 'ping-embedded', group: 'embedded', method: 'GET', path: '/ping', env: common, versus: 'ping', target: 0.95, prepare: seedEmbedded },

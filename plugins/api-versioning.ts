@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import { exactJsonParser } from '../src/http/json-body.js'
 import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
+import { routePolicy } from '../src/http/route-policy.js'
 import { versionedHref } from '../src/versioning/href.js'
 import { isApiPath, routeVersions } from '../src/versioning/route-versions.js'
 import { selectionOf } from '../src/versioning/routing.js'
@@ -19,10 +20,6 @@ declare module 'fastify' {
     readonly apiVersion: string | undefined
     /** `/api/v{served version}` + path: a link to another resource in the version being served. */
     apiHref: (path: string) => string
-  }
-  interface FastifyContextConfig {
-    /** An `/api` route that every version serves unchanged (it declares no `constraints.apiVersion`). */
-    apiVersionNeutral?: boolean
   }
 }
 
@@ -102,13 +99,13 @@ async function apiVersioning (fastify: FastifyInstance): Promise<void> {
     return versionedHref(this.apiVersion ?? table.defaultVersion.version, path)
   })
 
-  fastify.addHook('onRoute', (route: RouteOptions) => {
+  fastify.addHook('onRoute', function versionRoute (this: FastifyInstance, route: RouteOptions) {
     if (!isApiPath(route.url)) {
       if (routeVersions(route) !== undefined) throw new Error(`Route ${route.url} declares an API version but is not under /api`)
       return
     }
     const versions = routeVersions(route)
-    if (versions === undefined && route.config?.apiVersionNeutral !== true) {
+    if (versions === undefined && !routePolicy(route, this).versionNeutral) {
       throw new Error(`Route ${route.url} declares no API version: add constraints: { apiVersion: '2.0' } ` +
         '(or a list of versions), or config: { apiVersionNeutral: true } for a route every version serves unchanged')
     }

@@ -6,13 +6,12 @@ import { insufficientScopeProblem, invalidRequestProblem, invalidTokenProblem, m
 import { buildTokenVerifier } from '../src/auth/build-verifier.js'
 import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError } from '../src/auth/errors.js'
 import type { Principal } from '../src/auth/principal.js'
-import { securityRequirement } from '../src/auth/openapi-security.js'
+import { securityOf } from '../src/auth/openapi-security.js'
 import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
 import { extractToken, mayCarryToken, type TokenSource } from '../src/auth/token-extraction.js'
 import { tokenTransportIsSafe } from '../src/auth/transport.js'
 import { problem } from '../src/http/error-catalogue.js'
-
-import '../src/http/route-config.js'
+import { routePolicy } from '../src/http/route-policy.js'
 // Brings in the `security` member of route schemas.
 import type {} from '@fastify/swagger'
 
@@ -130,18 +129,6 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     return fastify.auth([authenticate(optional), authorize(required, optional)], { relation: 'and' })
   }
 
-  // The route's final config decides: a child scope's onRoute hook (the docs') runs after this one.
-  const isPublic = (request: FastifyRequest): boolean => request.routeOptions.config.public === true
-  function refuseAnonymousUnlessPublic (request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
-    if (isPublic(request)) done(null, payload)
-    else refuseAnonymous(request, reply, payload, done)
-  }
-  const requireToken = guard([], false)
-  const requireTokenUnlessPublic: preValidationHookHandler = function (request, reply, done) {
-    if (isPublic(request)) done()
-    else requireToken.call(this, request, reply, done)
-  }
-
   const declaredScopes = new Set<string>()
   fastify.decorate('declaredScopes', declaredScopes)
   fastify.decorate('requireScopes', (...scopes: string[]) => {
@@ -149,26 +136,20 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     return guard(scopes, false)
   })
 
-  // Routes declare access in their config; the check runs before validation, so an anonymous caller
+  // Routes declare access in their policy; the check runs before validation, so an anonymous caller
   // learns nothing from validation errors, and a form-body token is gone before the schema sees it.
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    // Deny by default: a route that declares neither scopes nor `public` needs a valid token.
-    const scopes = route.config?.scopes
-    const optional = route.config?.auth === 'optional'
-    // A public route with optional auth (/health) still reads a token when one is sent.
-    if (route.config?.public === true && !optional) return
-    for (const scope of scopes ?? []) declaredScopes.add(scope)
-    // A scope below this one (the docs) may still mark its routes public in a later onRoute hook.
-    const undeclared = scopes === undefined && !optional
-    const refuse = undeclared ? refuseAnonymousUnlessPublic : refuseAnonymous
-    const check = undeclared ? requireTokenUnlessPublic : guard(scopes ?? [], optional)
-    if (!optional) route.preParsing = [...asArray(route.preParsing), refuse]
-    route.preValidation = [check, ...asArray(route.preValidation)]
-    if (config.AUTH_QUERY_TOKEN) route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
+  fastify.addHook('onRoute', function guardRoute (this: FastifyInstance, route: RouteOptions) {
+    const { access, scopes } = routePolicy(route, this)
     // The same declaration is the operation's security requirement in the OpenAPI documents.
-    if (route.schema?.security === undefined) {
-      route.schema = { ...route.schema, security: securityRequirement(scopes ?? [], optional) }
+    if (route.schema?.security === undefined && access !== 'public') {
+      route.schema = { ...route.schema, security: securityOf({ access, scopes }) }
     }
+    if (access === 'public') return
+    const optional = access === 'optional'
+    for (const scope of scopes) declaredScopes.add(scope)
+    if (!optional) route.preParsing = [...asArray(route.preParsing), refuseAnonymous]
+    route.preValidation = [guard(scopes, optional), ...asArray(route.preValidation)]
+    if (config.AUTH_QUERY_TOKEN) route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
   })
 }
 

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify'
 
-import '../src/http/route-config.js'
+import { routePolicy } from '../src/http/route-policy.js'
 
 /**
  * The handler, except that what it returns or throws after the timeout has already answered is
@@ -22,14 +22,14 @@ function droppingLateResults (handler: RouteHandlerMethod): RouteHandlerMethod {
 /**
  * HANDLER_TIMEOUT on every route that may wait on I/O: past it the request answers 503 `HandlerTimeout`
  * and its `request.signal` aborts. Set per route rather than server-wide so that routes declaring
- * `config.instant` (/ping, the probes) pay for no timer at all.
+ * `instant` (/ping, the probes) pay for no timer at all.
  */
 async function handlerTimeout (fastify: FastifyInstance): Promise<void> {
   const limit = fastify.config.HANDLER_TIMEOUT
   if (limit === 0) return
   const wrapped = new WeakSet<RouteHandlerMethod>()
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (route.handlerTimeout === undefined && route.config?.instant !== true) route.handlerTimeout = limit
+  fastify.addHook('onRoute', function timeRoute (this: FastifyInstance, route: RouteOptions) {
+    if (route.handlerTimeout === undefined && routePolicy(route, this).timed) route.handlerTimeout = limit
     // A GET route's options come back for its HEAD route: its handler is wrapped once.
     if (route.handlerTimeout !== undefined && !wrapped.has(route.handler)) {
       route.handler = droppingLateResults(route.handler)

@@ -6,9 +6,8 @@ import { NO_STORE_HEADERS } from '../src/http/no-store.js'
 import { type Problem } from '../src/http/problem.js'
 import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
+import { routePolicy } from '../src/http/route-policy.js'
 import { canonicalPath, uriRuleViolation } from '../src/http/uri-rules.js'
-
-import '../src/http/route-config.js'
 
 export interface HttpConventionsOptions {
   /** Paths served by third-party plugins (documents, well-known URIs) that the URI rules do not bind. */
@@ -49,7 +48,7 @@ declare module 'fastify' {
     answerUnrouted: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
   }
   interface FastifyRequest {
-    /** The route declared `config.cacheable`: its answer gets no `no-store`. */
+    /** The route's policy says `cacheable`: its answer gets no `no-store`. */
     cacheable: boolean
   }
 }
@@ -78,8 +77,8 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
 
   // Which answers may be cached is known per route; the flag is set by a hook on those routes only.
   fastify.decorateRequest('cacheable', false)
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.cacheable === true) addRouteHook(route, 'onRequest', markCacheable)
+  fastify.addHook('onRoute', function declareRoute (this: FastifyInstance, route: RouteOptions) {
+    if (routePolicy(route, this).cacheable) addRouteHook(route, 'onRequest', markCacheable)
     const path = route.url
     if (!exemptPrefixes.some(prefix => path.startsWith(prefix))) {
       const violation = uriRuleViolation(path)

@@ -4,12 +4,9 @@ import promClient from 'prom-client'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { gaugeValueOf } from '../src/health/status.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
+import { routePolicy } from '../src/http/route-policy.js'
 
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route stays out of the request-duration histogram (probes polled every few seconds). */
-    disableMetrics?: boolean
-  }
   interface FastifyInstance {
     /** This app's Prometheus registry, served by GET /metrics. */
     metricsRegistry: promClient.Registry
@@ -31,7 +28,8 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
     endpoint: null,
     promClient: { ...promClient, register: registry },
     defaultMetrics: { enabled: true, register: registry },
-    // Request durations are observed below, per route: the library's own hooks run on every request.
+    // Not the library's route metrics: its onRequest and onResponse hooks run on every request (probes
+    // included) and time each through a WeakMap; the histogram below is one hook on measured routes only.
     routeMetrics: { enabled: false }
   })
 
@@ -42,9 +40,9 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
     registers: [registry]
   })
   // Only routes the service declares, labelled by their pattern (/health/:name), never the raw URL.
-  // A route-level hook, so that /ping and the probes (`disableMetrics`) run no metrics code at all.
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.disableMetrics === true) return
+  // A route-level hook, so that /ping and the probes (no `metrics` in their policy) run no metrics code at all.
+  fastify.addHook('onRoute', function measureRoute (this: FastifyInstance, route: RouteOptions) {
+    if (!routePolicy(route, this).metrics) return
     const pattern = route.url
     function observeDuration (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
       requestDuration.observe({ method: request.method, route: pattern, status_code: reply.statusCode }, reply.elapsedTime / 1000)

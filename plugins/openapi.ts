@@ -8,6 +8,7 @@ import { securitySchemes } from '../src/auth/openapi-security.js'
 import { dropUnusedSecuritySchemes, operationSchema } from '../src/openapi/operation.js'
 import { shareProblemSchema } from '../src/openapi/problems.js'
 import { serveDocument } from '../src/openapi/served-document.js'
+import { setRoutePolicyDefaults } from '../src/http/route-policy.js'
 
 type OpenApiDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { tags?: string[] }>> }
 
@@ -78,9 +79,9 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
       scope.decorate('swagger', document as never)
       // The document, and the UI's own copy of it at `json`, are served from one serialized buffer.
       const sendDocument = serveDocument(document)
+      // The docs are public, every route swagger-ui adds here included.
+      setRoutePolicyDefaults(scope, { public: true })
       scope.addHook('onRoute', route => {
-        // The docs are public, every route swagger-ui adds here included.
-        route.config = { ...route.config, public: true }
         if (route.url === `${group.docsPath}/json`) route.handler = sendDocument
       })
       scope.get(group.documentPath, { ...HIDDEN, config: { cacheable: true } }, sendDocument)

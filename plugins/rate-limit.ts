@@ -4,12 +4,7 @@ import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { problem } from '../src/http/error-catalogue.js'
 import { SharedCounters } from '../src/rate-limit/shared-counters.js'
 
-import '../src/http/route-config.js'
-
-// Probes and /ping are polled by load balancers and orchestrators: never limited, and they pay nothing.
-function isProbe (url: string): boolean {
-  return url === '/ping' || url === '/health' || url.startsWith('/health/')
-}
+import { routePolicy } from '../src/http/route-policy.js'
 
 // After Redis failed, count locally this long before asking it again.
 const REDIS_RETRY_AFTER_MS = 2_000
@@ -41,9 +36,10 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     return
   }
 
-  // Runs before the rate-limit plugin's own onRoute hook, which then leaves these routes alone.
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (isProbe(route.url)) route.config = { ...route.config, rateLimit: false }
+  // Runs before the rate-limit plugin's own onRoute hook (registered below), which then leaves these
+  // routes alone: probes and the routes declaring `rateLimit: false` pay nothing.
+  fastify.addHook('onRoute', function exemptRoute (this: FastifyInstance, route: RouteOptions) {
+    if (!routePolicy(route, this).rateLimited) route.config = { ...route.config, rateLimit: false }
   })
 
   const counters = new SharedCounters({

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
 import { problem } from '../src/http/error-catalogue.js'
+import { routePolicy } from '../src/http/route-policy.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -9,18 +10,38 @@ declare module 'fastify' {
   }
 }
 
+function asArray<T> (value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
 /**
  * Business routes take work only once readiness has been Healthy: before that (booting, opening the
  * database, database unreachable since start) they answer 503 `Starting` with Retry-After, never
- * `Overloaded` (nothing is shed before then). The routes that need the database add it as a hook.
+ * `Overloaded` (nothing is shed before then). Routes whose policy says `database` get this gate and
+ * then the database's own (503 `DatabaseUnavailable` at once while it is down), as preHandler hooks:
+ * after authentication and validation, so a bad request is refused as such whatever the state.
  */
 async function startingGate (fastify: FastifyInstance): Promise<void> {
   const { lifecycle } = fastify.health
   const starting = problem('Starting')
-  fastify.decorate('untilServing', function untilServing (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+  function untilServing (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (lifecycle.entered('serving')) return done()
     reply.sendProblem(starting)
+  }
+  fastify.decorate('untilServing', untilServing)
+
+  function untilDatabaseReady (_request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    try {
+      fastify.storage.assertReady()
+    } catch (error) {
+      return done(error as Error)
+    }
+    done()
+  }
+
+  fastify.addHook('onRoute', function gateRoute (this: FastifyInstance, route: RouteOptions) {
+    if (routePolicy(route, this).database) route.preHandler = [untilServing, untilDatabaseReady, ...asArray(route.preHandler)]
   })
 }
 
-export default fp(startingGate, { name: 'starting-gate', fastify: '5.x', dependencies: ['health', 'problem-details'] })
+export default fp(startingGate, { name: 'starting-gate', fastify: '5.x', dependencies: ['health', 'problem-details', 'storage'] })

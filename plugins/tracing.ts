@@ -3,6 +3,7 @@ import type { SpanContext } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type {} from '@fastify/otel'
 import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js'
+import { routePolicy } from '../src/http/route-policy.js'
 import { describeRequest, problemCode, subjectHash } from '../src/tracing/request-span.js'
 
 declare module 'fastify' {
@@ -22,9 +23,9 @@ async function tracing (fastify: FastifyInstance): Promise<void> {
   if (!fastify.hasPlugin('@fastify/otel')) return
 
   if (!fastify.config.TRACE_PROBES) {
-    fastify.addHook('onRoute', (route: RouteOptions) => {
+    fastify.addHook('onRoute', function untracedRoute (this: FastifyInstance, route: RouteOptions) {
       // A copy: probe routes share one config object.
-      if (route.config?.probe === true) route.config = { ...route.config, otel: false }
+      if (!routePolicy(route, this).traced) route.config = { ...route.config, otel: false }
     })
   }
 

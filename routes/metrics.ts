@@ -8,7 +8,7 @@ const metrics: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/metrics', {
     logLevel: 'warn',
     // Scrapes are not traffic: no request histogram entry, and they still answer while load is shed.
-    config: { scopes: ['metrics:read'], shed: false, disableMetrics: true },
+    config: { scopes: ['metrics:read'], shed: false, metrics: false },
     schema: {
       summary: 'Metrics in the Prometheus text format',
       description: 'Request durations by route pattern, method and status; health check status and latency; process and event-loop metrics.',

@@ -4,10 +4,9 @@ import { Type } from '@sinclair/typebox'
 /** GET /ping: proves the process answers HTTP and nothing more. */
 const ping: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.get('/ping', {
-    // Polled by gateways every few seconds: no access log line per poll (errors are still logged), no
-    // request histogram, and it keeps answering while the service sheds load.
-    logLevel: 'warn',
-    config: { public: true, shed: false, disableMetrics: true, instant: true, probe: true },
+    // Polled by gateways every few seconds: a probe (no access log line, no request histogram, and it
+    // keeps answering while the service sheds load).
+    config: { public: true, probe: true },
     schema: {
       summary: 'Connectivity test',
       description: 'Answers the plain text `pong`. It touches no dependency and proves nothing beyond reachability.',

@@ -4,6 +4,7 @@ import { SignJWT, type CryptoKey, type KeyObject } from 'jose'
 import app from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { serverOptions } from '../src/server-options.js'
+import { setRoutePolicyDefaults } from '../src/http/route-policy.js'
 import { freshDataDir } from './support/pglite-template.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
@@ -99,11 +100,7 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   if (options.extraRoutes !== undefined) {
     await fastify.register(async scope => {
       // A test's own routes are about another concern: public unless they declare scopes or say otherwise.
-      if (options.guardExtraRoutes !== true) {
-        scope.addHook('onRoute', route => {
-          if (route.config?.scopes === undefined && route.config?.public === undefined) route.config = { ...route.config, public: true }
-        })
-      }
+      if (options.guardExtraRoutes !== true) setRoutePolicyDefaults(scope, { public: true })
       options.extraRoutes?.(scope)
     })
   }

@@ -2,6 +2,8 @@
 // `schema.security`): the scopes under an OAuth 2.0 client-credentials scheme, so tools can list them
 // and find where tokens come from, and a plain bearer scheme beside it for a token obtained elsewhere.
 
+import type { RoutePolicy } from '../http/route-policy.js'
+
 export const OAUTH2_SCHEME_NAME = 'oauth2'
 export const BEARER_SCHEME_NAME = 'bearerAuth'
 
@@ -51,4 +53,9 @@ export function securitySchemes (tokenUrl: string | undefined, scopes: Iterable<
 export function securityRequirement (scopes: readonly string[], optional: boolean): Array<Record<string, string[]>> {
   const token: Array<Record<string, string[]>> = [{ [OAUTH2_SCHEME_NAME]: [...scopes] }, { [BEARER_SCHEME_NAME]: [] }]
   return optional ? [{}, ...token] : token
+}
+
+/** The security requirement of a route's access: none for a public route. */
+export function securityOf (policy: Pick<RoutePolicy, 'access' | 'scopes'>): Array<Record<string, string[]>> {
+  return policy.access === 'public' ? [] : securityRequirement(policy.scopes, policy.access === 'optional')
 }

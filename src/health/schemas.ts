@@ -41,11 +41,7 @@ export const DependenciesResult = Type.Object({
   dependencies: Type.Array(DependencyResult)
 }, { additionalProperties: false })
 
-/**
- * Route options every probe shares: no access log line per poll, no load shedding, no request
- * histogram, and no handler timer, since a probe reads results kept in memory.
- */
+/** Route options every public probe shares: the probe policy (src/http/route-policy.ts), no token. */
 export const PROBE_ROUTE = {
-  logLevel: 'warn',
-  config: { public: true, shed: false, disableMetrics: true, instant: true, probe: true }
+  config: { public: true, probe: true }
 } as const

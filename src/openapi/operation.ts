@@ -1,10 +1,11 @@
 import type { RouteOptions } from 'fastify'
-import { securityRequirement } from '../auth/openapi-security.js'
+import { securityOf } from '../auth/openapi-security.js'
 import { codesAnsweredBy, type OperationTraits } from '../http/error-catalogue.js'
+import { routePolicy } from '../http/route-policy.js'
 import { problemCodes, problemResponse } from './problems.js'
 
 // What every OpenAPI operation gains from the route declaration beyond its own schema: the security
-// requirement the bearer-auth plugin enforces (from the same `config.scopes`), every error answer the
+// requirement the bearer-auth plugin enforces (from the same route policy), every error answer the
 // error catalogue says it can give, and the version report headers.
 
 const VERSION_REPORT_HEADERS = {
@@ -46,20 +47,19 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** What the error catalogue needs to know of a route to tell which problems it can answer. */
 export function operationTraits (route: RouteOptions, versioned: boolean): OperationTraits {
   const schema = (route.schema ?? {}) as Schema
-  const config = route.config as (typeof route.config & { rateLimit?: unknown }) | undefined
-  const scopes = config?.scopes
+  const policy = routePolicy(route)
   return {
     versioned,
     takesBody: [route.method].flat().some(method => BODY_METHODS.has(method)),
     validated: schema.body !== undefined || schema.querystring !== undefined || schema.headers !== undefined,
     parametric: route.url.includes(':'),
-    authenticates: scopes !== undefined || config?.auth === 'optional',
-    tokenRequired: scopes !== undefined,
-    scoped: (scopes?.length ?? 0) > 0,
-    rateLimited: config?.rateLimit !== false,
-    shed: config?.shed !== false,
-    timed: config?.instant !== true,
-    database: config?.database === true
+    authenticates: policy.access !== 'public',
+    tokenRequired: policy.access === 'token',
+    scoped: policy.scopes.length > 0,
+    rateLimited: policy.rateLimited,
+    shed: policy.shed,
+    timed: policy.timed,
+    database: policy.database
   }
 }
 
@@ -99,10 +99,7 @@ export function operationSchema (route: RouteOptions, options: OperationOptions)
   schema.response = responses
   schema.operationId ??= defaultOperationId(route)
   // Public routes say so explicitly; optional authentication accepts no token or a bearer token.
-  const scopes = route.config?.scopes
-  schema.security = scopes !== undefined
-    ? securityRequirement(scopes, false)
-    : route.config?.auth === 'optional' ? securityRequirement([], true) : []
+  schema.security = securityOf(routePolicy(route))
   if (options.deprecated) schema.deprecated = true
   return schema
 }

@@ -31,7 +31,7 @@ export interface HistoricoEntry {
   status: CandidatoStatus
   vagaAnteriorId: string | null
   vagaId: string | null
-  /** The `sub` of the token that performed the action. */
+  /** Who acted (the caller's Principal.actor); `ator` is the API's word for it. */
   ator: string
   em: Date
 }
@@ -71,7 +71,7 @@ export interface MoveRequest {
   move: Move
   /** The destination of candidatar and transferir. */
   vagaId?: string
-  /** The `sub` of the caller, kept in the history. */
+  /** Who acts (Principal.actor), kept in the history as the entry's `ator`. */
   actor: string
   precondition?: Precondition<CandidatoDetail>
 }

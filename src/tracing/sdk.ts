@@ -4,6 +4,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis'
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc'
+import { signalsBesideTraces } from './settings.js'
 import { onTracingStop } from './shutdown.js'
 
 const SERVICE_NAME = 'recrutamento-api'
@@ -12,9 +13,9 @@ const SERVICE_NAME = 'recrutamento-api'
 export const INSTRUMENTED_MODULES = ['pg', 'pg-pool', 'ioredis', '@grpc/grpc-js']
 
 /**
- * Starts the OpenTelemetry SDK: request and hook spans from @fastify/otel (it registers itself on
- * every Fastify instance made from now on), client spans for PostgreSQL and Redis, spans and W3C
- * trace context for outgoing fetch calls (introspection, JWKS, heartbeats) and for gRPC health calls.
+ * Starts the OpenTelemetry SDK: the request span from @fastify/otel (it registers itself on every
+ * Fastify instance made from now on), client spans for PostgreSQL and Redis, spans and W3C trace
+ * context for outgoing fetch calls (introspection, JWKS, heartbeats) and for gRPC health calls.
  * The exporter, sampler and resource come from the standard OTEL_* variables.
  */
 export function startTracing (options: Partial<NodeSDKConfiguration> = {}): NodeSDK {
@@ -22,7 +23,10 @@ export function startTracing (options: Partial<NodeSDKConfiguration> = {}): Node
     // OTEL_SERVICE_NAME, when set, names the service; the SDK prefers an explicit name, so give one only without it.
     serviceName: process.env.OTEL_SERVICE_NAME === undefined ? SERVICE_NAME : undefined,
     instrumentations: [
-      new FastifyOtelInstrumentation({ registerOnInitialization: true }),
+      // No span per hook nor for the handler: each wraps its function in a span and a context switch
+      // on every request, sampled or not, and made most of a sampled trace's export; the client spans
+      // hang from the request span directly (docs/operations.md "Cost").
+      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false, instrumentHandler: false }),
       // Health checks poll the database and Redis in the background: only calls made for a traced
       // request become spans. Bound values are never recorded (enhancedDatabaseReporting is off).
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
@@ -30,6 +34,7 @@ export function startTracing (options: Partial<NodeSDKConfiguration> = {}): Node
       new UndiciInstrumentation(),
       new GrpcInstrumentation()
     ],
+    ...signalsBesideTraces(process.env),
     ...options
   })
   sdk.start()

@@ -7,3 +7,15 @@ export function tracingWanted (env: Record<string, string | undefined>): boolean
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT
   return endpoint !== undefined && endpoint.trim() !== '' && env.OTEL_SDK_DISABLED?.trim().toLowerCase() !== 'true'
 }
+
+/**
+ * Left to its defaults, the SDK would also push OTLP metrics and logs. The service's metrics are on
+ * /metrics and its logs on stdout; the SDK's would only add a histogram recorded on every database
+ * and HTTP client call. So traces only, unless OTEL_METRICS_EXPORTER or OTEL_LOGS_EXPORTER asks for more.
+ */
+export function signalsBesideTraces (env: Record<string, string | undefined>): { metricReaders?: [], logRecordProcessors?: [] } {
+  return {
+    ...(env.OTEL_METRICS_EXPORTER === undefined ? { metricReaders: [] } : {}),
+    ...(env.OTEL_LOGS_EXPORTER === undefined ? { logRecordProcessors: [] } : {})
+  }
+}

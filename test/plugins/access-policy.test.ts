@@ -1,5 +1,6 @@
 import t from 'tap'
 import type { RouteOptions } from 'fastify'
+import { routePolicy } from '../../src/http/route-policy.js'
 import { build } from '../helper.js'
 
 // The documented public routes (README, authentication): everything else needs a token.
@@ -18,8 +19,8 @@ t.test('access is deny by default: only the documented routes answer without a t
       for (const method of methodsOf(route)) routes.push({ method, url: route.url, options: route })
     })
   })
-  // The docs' scope marks its routes public after this hook has seen them: read the options once all hooks ran.
-  const isPublic = (route: Route) => route.options.config?.public === true
+  // Read once every hook ran: the policy is resolved and stored on each route as it is declared.
+  const isPublic = (route: Route) => routePolicy(route.options).access !== 'token'
   const publicUrls = [...new Set(routes.filter(isPublic).map(route => route.url))].sort()
   t.same(publicUrls.filter(url => !url.startsWith('/docs')), PUBLIC, 'the public routes outside the docs are exactly the documented list')
   t.ok(publicUrls.some(url => url.startsWith('/docs')), 'the docs are public')

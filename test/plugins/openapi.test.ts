@@ -46,7 +46,7 @@ t.test('each version document holds only its operations, at versioned paths', as
   t.match(docs.v1!.paths['/api/v1/gadgets/{id}']!.get, { summary: 'Read a gadget (1.0)' })
 })
 
-t.test('security comes from config.scopes; public routes say so', async t => {
+t.test('security comes from the route policy; public routes say so', async t => {
   const app = await build(t, { extraRoutes: sampleRoutes })
   const docs = await documents(app)
   const create = docs.v2!.paths['/api/v2/gadgets']!.post!
@@ -56,7 +56,9 @@ t.test('security comes from config.scopes; public routes say so', async t => {
   t.same(docs.ops!.paths['/health']!.get!.security, [{}, { oauth2: [] }, { bearerAuth: [] }], 'optional authentication')
   t.same(docs.ops!.paths['/ping']!.get!.security, [])
   t.notOk(docs.ops!.paths['/ping']!.get!.responses['401'])
-  t.same(docs.v2!.paths['/api/v2/user']!.get!.security, [])
+  // Deny by default: a route declaring no scopes still needs a token, and its document says so.
+  t.same(docs.v2!.paths['/api/v2/user']!.get!.security, [{ oauth2: [] }, { bearerAuth: [] }])
+  t.ok(docs.v2!.paths['/api/v2/user']!.get!.responses['401'], 'it lists 401')
   for (const group of ['v2', 'ops']) {
     t.match(docs[group]!.components.securitySchemes, {
       oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: String, scopes: { 'vagas:read': String } } } },

@@ -55,6 +55,9 @@ t.test('the server started with the tracing preload exports over OTLP/HTTP, and 
   t.ok(inTrace.some(span => span.kind === CLIENT && span.attributes['db.system.name'] === 'redis'), 'Redis spans in the trace')
   t.notOk(spans.some(span => String(span.attributes['url.path']).startsWith('/ping') || String(span.attributes['url.path']).startsWith('/health')), 'no probe span')
 
+  const signals = collector.otherRequests.map(request => request.url).filter(url => url?.startsWith('/v1/'))
+  t.same(signals, [], 'traces only: no OTLP metrics or logs pushed')
+
   const heartbeat = collector.otherRequests.find(request => request.url === '/heartbeats')
   const heartbeatTrace = String(heartbeat?.headers.traceparent).split('-')[1]
   t.ok(spans.some(span => span.kind === CLIENT && span.traceId === heartbeatTrace), 'the heartbeat carried the trace of its client span')

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { tracingWanted } from '../../src/tracing/settings.js'
+import { signalsBesideTraces, tracingWanted } from '../../src/tracing/settings.js'
 
 t.test('tracing is on only with an OTLP endpoint, and OTEL_SDK_DISABLED=true turns it off', async t => {
   t.equal(tracingWanted({}), false, 'off by default')
@@ -9,4 +9,10 @@ t.test('tracing is on only with an OTLP endpoint, and OTEL_SDK_DISABLED=true tur
   t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }), true, 'the traces endpoint alone')
   t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'TRUE' }), false, 'disabled wins')
   t.equal(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'false' }), true)
+})
+
+t.test('traces only: the SDK pushes metrics or logs only when OTEL_METRICS_EXPORTER or OTEL_LOGS_EXPORTER asks', async t => {
+  t.same(signalsBesideTraces({}), { metricReaders: [], logRecordProcessors: [] }, 'by default neither')
+  t.same(signalsBesideTraces({ OTEL_METRICS_EXPORTER: 'otlp' }), { logRecordProcessors: [] }, 'metrics as asked, the SDK reads the variable')
+  t.same(signalsBesideTraces({ OTEL_LOGS_EXPORTER: 'otlp' }), { metricReaders: [] }, 'logs as asked')
 })

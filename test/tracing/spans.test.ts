@@ -91,6 +91,9 @@ t.test('a candidato action: one trace, the server span under the caller\'s trace
     'enduser.pseudo.id': createHash('sha256').update('recrutadora-1').digest('base64url')
   })
 
+  // A span per hook and for the handler would cost every request, sampled or not (docs/operations.md "Cost").
+  t.same(spans.filter(span => span.attributes['hook.name'] !== undefined).map(span => span.name), [], 'no hook or handler spans')
+
   const database = spans.filter(span => span.kind === SpanKind.CLIENT && span.attributes['db.system.name'] === 'postgresql')
   t.ok(database.length > 0, `database spans: ${database.map(span => span.name).join(', ')}`)
   const byId = new Map(spans.map(span => [span.spanContext().spanId, span]))

@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import { setRoutePolicyDefaults } from '../../../src/http/route-policy.js'
 
-// Every route here touches the database: until the instance first turns ready they answer 503
-// `Starting`, and afterwards 503 at once while the database is unavailable (after authentication and
-// validation, so a bad request is refused as such whatever the state).
+// Every route here touches the database (see `database` in src/http/route-policy.ts).
 export default async function databaseRequired (fastify: FastifyInstance): Promise<void> {
-  fastify.addHook('onRoute', route => { route.config = { ...route.config, database: true } })
-  fastify.addHook('preHandler', fastify.untilServing)
-  fastify.addHook('preHandler', async () => { fastify.storage.assertReady() })
+  setRoutePolicyDefaults(fastify, { database: true })
 }

@@ -374,6 +374,7 @@ export interface operations {
              * @description - `InvalidApiVersion`: A version is malformed; `sources` names where
              *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
              *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
              */
             400: {
                 headers: {
@@ -393,7 +394,33 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion";
+                        code?: "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/user",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -493,6 +520,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
              */
             503: {
                 headers: {
@@ -512,7 +540,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Overloaded" | "HandlerTimeout";
+                        code?: "ServiceUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -575,6 +603,7 @@ export interface operations {
              * @description - `InvalidApiVersion`: A version is malformed; `sources` names where
              *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
              *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
              */
             400: {
                 headers: {
@@ -594,7 +623,33 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion";
+                        code?: "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/versions",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -694,6 +749,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
              */
             503: {
                 headers: {
@@ -713,7 +769,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Overloaded" | "HandlerTimeout";
+                        code?: "ServiceUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };

@@ -3,13 +3,7 @@ import underPressure, { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION, TYPE
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** `false`: the route keeps answering while the process sheds load (liveness, ping, probes). */
-    shed?: false
-  }
-}
+import { routePolicy } from '../src/http/route-policy.js'
 
 const SAMPLE_INTERVAL_MS = 1000
 
@@ -17,14 +11,14 @@ const SAMPLE_INTERVAL_MS = 1000
  * Load shedding: while event-loop delay, event-loop utilisation, heap or RSS are past their limits,
  * routes answer a 503 problem with Retry-After at once instead of queueing more work. under-pressure
  * takes the readings (every second; they are also the liveness check's source, `fastify.memoryUsage()`);
- * the limits are applied by a hook on each route that can be shed. Probes opt out with
- * `config.shed: false` and so run no shedding code at all: under-pressure's own hook would run on
- * every request, /ping included.
+ * the limits are applied by a hook on each route whose policy says `shed`. Probes are not shed and so
+ * run no shedding code at all: under-pressure's own hook would run on every request, /ping included.
  */
 async function loadShedding (fastify: FastifyInstance): Promise<void> {
   const config = fastify.config
   const overloaded = problem('Overloaded')
-  // Without limits of its own under-pressure only samples, and adds no hook.
+  // Not under-pressure's own limits: its one onRequest hook runs on every request (probes and 404s
+  // included, before the Host check) and knows nothing of start-up; without limits it only samples.
   await fastify.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS, eventLoopUtilizationMode: 'interval' })
 
   // Nothing is shed until the instance first turns ready: until then business routes answer `Starting`
@@ -66,8 +60,8 @@ async function loadShedding (fastify: FastifyInstance): Promise<void> {
   const anyLimit = config.SHED_MAX_EVENT_LOOP_DELAY_MS > 0 || config.SHED_MAX_EVENT_LOOP_UTILIZATION > 0 ||
     config.SHED_MAX_HEAP_USED_BYTES > 0 || config.SHED_MAX_RSS_BYTES > 0
   if (!anyLimit) return
-  fastify.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.shed !== false) addRouteHook(route, 'onRequest', shedUnderPressure)
+  fastify.addHook('onRoute', function guardLoad (this: FastifyInstance, route: RouteOptions) {
+    if (routePolicy(route, this).shed) addRouteHook(route, 'onRequest', shedUnderPressure)
   })
 }
 
