@@ -32,5 +32,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["nod
 # on a candidato read, garbage collection fell from about a quarter of the CPU to about 6%.
 ENV NODE_OPTIONS=--max-semi-space-size=64
 # node runs as PID 1 and handles SIGTERM itself (close-with-grace) for a graceful stop.
-# The tracing preload loads nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set (README "Tracing").
+# The tracing preload loads nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Tracing").
 CMD ["node", "--import", "./dist/src/tracing/preload.js", "dist/src/server.js"]

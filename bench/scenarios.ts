@@ -89,6 +89,11 @@ async function authorization (scope: string): Promise<string> {
   return `Bearer ${await mintToken({ sub: 'bench', scope, ttl: 3600 })}`
 }
 
+/** A setup step that sends `headers` with a valid token of no particular scope. */
+function withToken (headers: Record<string, string>): () => Promise<PreparedRequest> {
+  return async () => ({ headers: { ...headers, authorization: await authorization('') } })
+}
+
 async function send (baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ id: string }> {
   const res = await fetch(baseUrl + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
   if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
@@ -109,7 +114,7 @@ async function seedVaga (baseUrl: string): Promise<{ vagaId: string, candidatoId
   return { vagaId: vaga.id, candidatoId, headers: { authorization: await authorization('candidatos:read vagas:read') } }
 }
 
-// Tracing (README "Tracing"): the service started as the Dockerfile starts it, with the tracing
+// Tracing (docs/benchmarks.md, "Tracing"): the service started as the Dockerfile starts it, with the tracing
 // preload, configured by OTEL_* variables: once without an endpoint (so tracing stays off), once
 // exporting 10% of traces to a local sink; each against the same request on a process without tracing.
 const TRACING_PRELOAD = ['--import', './dist/src/tracing/preload.js']
@@ -207,8 +212,9 @@ export const scenarios: Scenario[] = [
     setup: async () => ({ headers: { authorization: await authorization('health:read') } })
   },
   // One versioned route, the version named three ways.
-  { name: 'version-url', group: 'versioning', method: 'GET', path: '/api/v2/user', env: onPostgres },
-  { name: 'version-header', group: 'versioning', method: 'GET', path: '/api/user', headers: { 'x-api-version': '2.0' }, env: onPostgres, target: 0.90 },
-  { name: 'version-media-type', group: 'versioning', method: 'GET', path: '/api/user', headers: { accept: 'text/plain; x-api-version=2.0' }, env: onPostgres, target: 0.90 },
+  // /api/user needs a token (access is deny by default): each request carries one, as a client's would.
+  { name: 'version-url', group: 'versioning', method: 'GET', path: '/api/v2/user', env: onPostgres, setup: withToken({}) },
+  { name: 'version-header', group: 'versioning', method: 'GET', path: '/api/user', env: onPostgres, target: 0.90, setup: withToken({ 'x-api-version': '2.0' }) },
+  { name: 'version-media-type', group: 'versioning', method: 'GET', path: '/api/user', env: onPostgres, target: 0.90, setup: withToken({ accept: 'text/plain; x-api-version=2.0' }) },
   ...tracingScenarios
 ]

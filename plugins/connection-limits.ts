@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { limitConnections } from '../src/http/connection-limits.js'
 
-/** Bounds what one connection can make the server hold, on the HTTP or HTTPS server alike (README "Limits"). */
+/** Bounds what one connection can make the server hold, on the HTTP or HTTPS server alike (docs/operations.md, "Limits"). */
 async function connectionLimits (fastify: FastifyInstance): Promise<void> {
   const config = fastify.config
   limitConnections(fastify.server, {

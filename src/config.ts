@@ -32,7 +32,7 @@ export const ConfigSchema = Type.Object({
   KEEP_ALIVE_TIMEOUT: Type.Integer({ minimum: 1, maximum: 3600000, default: 72000, description: 'milliseconds an idle keep-alive connection stays open, from 1 to 3600000' }),
   CONNECTION_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 120000, description: 'milliseconds of socket inactivity before the connection is closed, from 0 (no limit) to 3600000' }),
   HANDLER_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 10000, description: 'milliseconds a request may take from routing to answer before it gets a 503, from 0 (no limit) to 3600000' }),
-  // What one connection may make the server hold (pipelined requests, unsent answers): README "Limits".
+  // What one connection may make the server hold (pipelined requests, unsent answers): docs/operations.md, "Limits".
   MAX_PIPELINED_REQUESTS: Type.Integer({ minimum: 1, maximum: 1000, default: 16, description: 'requests of one connection handled at once, from 1 to 1000' }),
   MAX_UNSENT_BYTES_PER_CONNECTION: Type.Integer({ minimum: 16384, maximum: 1073741824, default: 1048576, description: 'response bytes one connection may have waiting to be sent, from 16384 to 1073741824' }),
   UNSENT_DRAIN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'milliseconds a connection over MAX_UNSENT_BYTES_PER_CONNECTION has to fall back under it before it is reset, from 100 to 600000' }),
@@ -82,8 +82,9 @@ export const ConfigSchema = Type.Object({
   HEARTBEAT_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
   HEARTBEAT_TOLERANCE: Type.Number({ minimum: 1, maximum: 100, default: 3, description: 'a multiplier from 1 to 100' }),
   HEARTBEAT_MAX_SKEW_MS: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000, description: 'milliseconds from 0 to 3600000' }),
-  // Tracing is configured by the standard OTEL_* variables (README "Tracing"); this one is the service's own.
+  // Tracing is configured by the standard OTEL_* variables (docs/operations.md, "Tracing"); this one is the service's own.
   TRACE_PROBES: Type.Boolean({ default: false, description: 'true or false: trace /ping and the health probes too (balancers poll them constantly)' }),
+  TRACE_HOOKS: Type.Boolean({ default: false, description: 'true or false: a span for each Fastify hook and for the handler, under the request span (costs every request)' }),
   API_VENDOR_NAME: Type.String({
     default: 'recrutamento',
     pattern: '^[a-z0-9]+([.-][a-z0-9]+)*$',

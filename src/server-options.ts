@@ -34,7 +34,7 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
       level: config.LOG_LEVEL,
       // No pino `redact` paths: a request is logged only through serializeRequest, which writes no
       // header, query object or body, and masks tokens in the URL. Redaction paths would be walked
-      // on every access line (about 4% of a read) for fields that cannot be there.
+      // on every access line, at a measurable cost (docs/benchmarks.md), for fields that cannot be there.
       serializers: { req: serializeRequest as never },
       // While a trace is recorded, lines logged within it carry trace_id and span_id.
       mixin: activeTraceLogFields
@@ -44,7 +44,7 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     genReqId: requestId,
     requestIdHeader: false,
     bodyLimit: config.BODY_LIMIT,
-    // Limits (README "Limits"): Node refuses an oversized head with 431 and a slow request with 408.
+    // Limits (docs/operations.md, "Limits"): Node refuses an oversized head with 431 and a slow request with 408.
     // HANDLER_TIMEOUT is set per route by plugins/handler-timeout.ts.
     http: httpOptions(config),
     requestTimeout: config.REQUEST_TIMEOUT,

@@ -7,7 +7,7 @@ import type { RoutePolicy } from '../http/route-policy.js'
 export const OAUTH2_SCHEME_NAME = 'oauth2'
 export const BEARER_SCHEME_NAME = 'bearerAuth'
 
-/** What each scope grants; the README's scope table says the same. */
+/** What each scope grants; docs/api.md's scope table says the same. */
 const SCOPE_DESCRIPTIONS: Record<string, string> = {
   'vagas:read': 'Read vacancies',
   'vagas:write': 'Create, change and delete vacancies',

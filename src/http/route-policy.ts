@@ -32,7 +32,8 @@ declare module 'fastify' {
     // `rateLimit` (`false`: never rate limited) is declared by @fastify/rate-limit.
     /**
      * The route answers from memory and waits on nothing, so it gets no HANDLER_TIMEOUT timer: that
-     * timer (an AbortController, a timeout and a close listener per request) is a tenth of /ping's cost.
+     * timer (an AbortController, a timeout and a close listener per request) costs more than such a
+     * route's own work (docs/benchmarks.md).
      */
     instant?: boolean
     /** `false`: the route stays out of the request-duration histogram. */

@@ -4,7 +4,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis'
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc'
-import { signalsBesideTraces } from './settings.js'
+import { hookSpansWanted, signalsBesideTraces } from './settings.js'
 import { onTracingStop } from './shutdown.js'
 
 const SERVICE_NAME = 'recrutamento-api'
@@ -19,14 +19,15 @@ export const INSTRUMENTED_MODULES = ['pg', 'pg-pool', 'ioredis', '@grpc/grpc-js'
  * The exporter, sampler and resource come from the standard OTEL_* variables.
  */
 export function startTracing (options: Partial<NodeSDKConfiguration> = {}): NodeSDK {
+  const hookSpans = hookSpansWanted(process.env)
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME, when set, names the service; the SDK prefers an explicit name, so give one only without it.
     serviceName: process.env.OTEL_SERVICE_NAME === undefined ? SERVICE_NAME : undefined,
     instrumentations: [
-      // No span per hook nor for the handler: each wraps its function in a span and a context switch
-      // on every request, sampled or not, and made most of a sampled trace's export; the client spans
-      // hang from the request span directly (docs/operations.md "Cost").
-      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: false, instrumentHandler: false }),
+      // A span per hook and for the handler only with TRACE_HOOKS=true: each wraps its function in a
+      // span and a context switch on every request, sampled or not, and made most of a sampled trace's
+      // export; without them the client spans hang from the request span (docs/operations.md "Cost").
+      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: hookSpans, instrumentHandler: hookSpans }),
       // Health checks poll the database and Redis in the background: only calls made for a traced
       // request become spans. Bound values are never recorded (enhancedDatabaseReporting is off).
       new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),

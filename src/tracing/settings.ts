@@ -19,3 +19,11 @@ export function signalsBesideTraces (env: Record<string, string | undefined>): {
     ...(env.OTEL_LOGS_EXPORTER === undefined ? { logRecordProcessors: [] } : {})
   }
 }
+
+/**
+ * @fastify/otel's span for each hook and for the handler shows where a slow request spent its time,
+ * but costs every request, sampled or not (docs/benchmarks.md "Tracing"): on only with TRACE_HOOKS=true.
+ */
+export function hookSpansWanted (env: Record<string, string | undefined>): boolean {
+  return env.TRACE_HOOKS?.trim().toLowerCase() === 'true'
+}

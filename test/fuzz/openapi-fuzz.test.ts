@@ -1,4 +1,4 @@
-// Hostile input over every operation of every OpenAPI document (README "Hostile input"): for each
+// Hostile input over every operation of every OpenAPI document (docs/api.md, "Hostile input"): for each
 // request, no 5xx, no internal detail in an error, every error a problem document, and a refused
 // write changes no stored data. FUZZ_RUNS (per operation), FUZZ_SEED and FUZZ_OPERATION (a
 // substring of "METHOD /path") set the budget; the default is what CI runs.

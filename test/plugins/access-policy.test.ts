@@ -3,7 +3,7 @@ import type { RouteOptions } from 'fastify'
 import { routePolicy } from '../../src/http/route-policy.js'
 import { build } from '../helper.js'
 
-// The documented public routes (README, authentication): everything else needs a token.
+// The documented public routes (docs/api.md, "Authentication"): everything else needs a token.
 const PUBLIC = ['/.well-known/oauth-protected-resource', '/health', '/health/live', '/health/ready', '/health/shallow', '/health/startup', '/ping']
 
 interface Route { method: string, url: string, options: RouteOptions }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { signalsBesideTraces, tracingWanted } from '../../src/tracing/settings.js'
+import { hookSpansWanted, signalsBesideTraces, tracingWanted } from '../../src/tracing/settings.js'
 
 t.test('tracing is on only with an OTLP endpoint, and OTEL_SDK_DISABLED=true turns it off', async t => {
   t.equal(tracingWanted({}), false, 'off by default')
@@ -15,4 +15,10 @@ t.test('traces only: the SDK pushes metrics or logs only when OTEL_METRICS_EXPOR
   t.same(signalsBesideTraces({}), { metricReaders: [], logRecordProcessors: [] }, 'by default neither')
   t.same(signalsBesideTraces({ OTEL_METRICS_EXPORTER: 'otlp' }), { logRecordProcessors: [] }, 'metrics as asked, the SDK reads the variable')
   t.same(signalsBesideTraces({ OTEL_LOGS_EXPORTER: 'otlp' }), { metricReaders: [] }, 'logs as asked')
+})
+
+t.test('hook and handler spans only with TRACE_HOOKS=true', async t => {
+  t.equal(hookSpansWanted({}), false, 'off by default')
+  t.equal(hookSpansWanted({ TRACE_HOOKS: 'false' }), false)
+  t.equal(hookSpansWanted({ TRACE_HOOKS: ' TRUE ' }), true)
 })

@@ -1,0 +1,31 @@
+import t from 'tap'
+import { register } from 'node:module'
+import { tracing } from '@opentelemetry/sdk-node'
+import { INSTRUMENTED_MODULES, startTracing } from '../../src/tracing/sdk.js'
+import { flushTraces } from '../../src/tracing/shutdown.js'
+
+// TRACE_HOOKS is read when the SDK starts, as the preload reads it for the server.
+process.env.TRACE_HOOKS = 'true'
+register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: INSTRUMENTED_MODULES } })
+const exporter = new tracing.InMemorySpanExporter()
+startTracing({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] })
+t.teardown(() => flushTraces(5_000))
+
+const { build } = await import('../helper.js')
+
+t.test('TRACE_HOOKS=true: a span for each hook and for the handler, in the request\'s trace', async t => {
+  const app = await build(t, {
+    extraRoutes: scope => { scope.get('/api/hooked', { config: { apiVersionNeutral: true } }, async () => ({ ok: true })) }
+  })
+  const res = await app.inject({ url: '/api/hooked' })
+  t.equal(res.statusCode, 200)
+  const spans = exporter.getFinishedSpans()
+  const server = spans.find(span => span.attributes['http.route'] === '/api/hooked')
+  t.ok(server, `the request span: ${spans.map(span => span.name).join(', ')}`)
+  const hooked = spans.filter(span => span.attributes['hook.name'] !== undefined)
+  t.ok(hooked.some(span => span.name.startsWith('handler - ')), 'a span for the handler')
+  t.ok(hooked.some(span => span.name.startsWith('onRequest - ')), 'a span for an onRequest hook')
+  const inTrace = new Set(spans.filter(span => span.spanContext().traceId === server?.spanContext().traceId).map(span => span.spanContext().spanId))
+  t.ok(hooked.every(span => inTrace.has(span.spanContext().spanId)), 'every hook span is in the request\'s trace')
+  t.ok(hooked.every(span => inTrace.has(span.parentSpanContext?.spanId ?? '')), 'every hook span has its parent in that trace')
+})
