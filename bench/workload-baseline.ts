@@ -23,14 +23,11 @@ interface ListQuery { status?: string, vagaId?: string, limit?: string, offset?:
 async function candidatosPage (version: string, status: string, vagaId: string, query: ListQuery) {
   const limit = Number(query.limit ?? 20)
   if (version !== 'v1') return { items: (await run(pool, SQL.candidatosPage, [status, vagaId, limit + 1])).slice(0, limit) }
-  const [rows, [count]] = await Promise.all([
-    run(pool, SQL.candidatosPageOffset, [status, vagaId, limit + 1, Number(query.offset ?? 0)]),
-    run(pool, SQL.candidatosCount, [status, vagaId])
-  ])
-  return { items: rows.slice(0, limit), total: Number(count.count) }
+  const rows = await run(pool, SQL.candidatosPageOffset, [status, vagaId, limit + 1, Number(query.offset ?? 0)])
+  return { items: rows.slice(0, limit), total: Number(rows[0]?.total ?? 0) }
 }
 
-/** An action: the candidato locked, the change and its history entry written, the result read back. */
+/** An action: the candidato locked, the change and its history entry written in one statement that returns what it wrote. */
 async function move (id: string, acao: string, metodo: string, target: (current: any) => { status: string, vagaId: string | null }, vagaId?: string) {
   const client = await pool.connect()
   try {
@@ -38,11 +35,10 @@ async function move (id: string, acao: string, metodo: string, target: (current:
     const [current] = await run(client, SQL.candidatoLock, [id])
     if (vagaId !== undefined) await run(client, SQL.vagaShare, [vagaId])
     const next = target(current)
-    await run(client, SQL.candidatoMove, [next.status, next.vagaId, current.transferido_de, id, current.status])
-    await run(client, SQL.acaoInsert, [id, acao, metodo, current.status, next.status, current.vaga_id, next.vagaId, 'bench'])
-    const [row] = await run(client, SQL.candidatoDetail, [id])
+    const [written] = await run(client, SQL.candidatoMove, [next.status, next.vagaId, current.transferido_de, id, current.status,
+      id, acao, metodo, current.status, next.status, current.vaga_id, next.vagaId, 'bench'])
     await run(client, SQL.commit)
-    return row
+    return { ...current, status: next.status, vaga_id: next.vagaId, ...written }
   } catch (error) {
     await client.query('rollback')
     throw error
@@ -60,16 +56,17 @@ app.get<{ Params: { version: string }, Querystring: ListQuery }>('/api/:version/
   return await candidatosPage(request.params.version, status, vagaId, request.query)
 })
 
-app.get<{ Params: { version: string, id: string }, Querystring: ListQuery }>('/api/:version/vagas/:id/candidatos', async (request) => {
-  await run(pool, SQL.vagaExists, [request.params.id])
-  return await candidatosPage(request.params.version, request.query.status ?? 'inscrito', request.params.id, request.query)
+app.get<{ Params: { version: string, id: string }, Querystring: ListQuery }>('/api/:version/vagas/:id/candidatos', async (request, reply) => {
+  const page = await candidatosPage(request.params.version, request.query.status ?? 'inscrito', request.params.id, request.query)
+  if (page.items.length === 0 && (await run(pool, SQL.vagaExists, [request.params.id])).length === 0) return await reply.code(404).send()
+  return page
 })
 
 app.get<{ Params: { version: string }, Querystring: ListQuery }>('/api/:version/vagas', async (request) => {
   const limit = Number(request.query.limit ?? 20)
   if (request.params.version !== 'v1') return { items: (await run(pool, SQL.vagasPage, [limit + 1])).slice(0, limit) }
-  const [rows, [count]] = await Promise.all([run(pool, SQL.vagasPageOffset, [limit + 1, 0]), run(pool, SQL.vagasCount)])
-  return { items: rows.slice(0, limit), total: Number(count.count) }
+  const rows = await run(pool, SQL.vagasPageOffset, [limit + 1, 0])
+  return { items: rows.slice(0, limit), total: Number(rows[0]?.total ?? 0) }
 })
 
 app.post<{ Body: { nome: string, email: string } }>('/api/:version/candidatos', async (request, reply) => {

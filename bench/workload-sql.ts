@@ -13,50 +13,50 @@ const HISTORY = '(select coalesce(json_agg(agg), \'[]\') from (select "a"."acao"
 const CANDIDATO_FROM = 'from "candidatos" as "c" left join "vagas" as "v" on "v"."id" = "c"."vaga_id"'
 const DETAIL = `select ${CANDIDATO_COLUMNS}, ${HISTORY} ${CANDIDATO_FROM}`
 const IN_VAGA_BY_STATUS = `${CANDIDATO_FROM} where "c"."status" = $1 and "c"."vaga_id" = $2`
+const TOTAL = 'count(*) over () as "total"'
 const NEWEST_FIRST = 'order by "c"."criado_em" desc, "c"."id" asc limit $3'
 
 export const SQL = {
   /** Reads: a batch of ids as one array parameter (the service batches; the baseline sends one id). */
   candidatosByIds: { name: 'candidatos-by-ids', text: `${DETAIL} where "c"."id" = any($1)` },
-  /** $1 status, $2 vaga, $3 limit + 1 (the extra row says whether there is a next page), $4 offset. */
-  candidatosPageOffset: { name: 'candidatos-page-offset', text: `select ${CANDIDATO_COLUMNS} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST} offset $4` },
+  /** $1 status, $2 vaga, $3 limit + 1 (the extra row says whether there is a next page), $4 offset; each row carries the total. */
+  candidatosPageOffset: { name: 'candidatos-page-offset', text: `select ${CANDIDATO_COLUMNS}, ${TOTAL} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST} offset $4` },
   candidatosPage: { name: 'candidatos-page', text: `select ${CANDIDATO_COLUMNS} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST}` },
-  candidatosCount: { name: 'candidatos-count', text: `select count(*) as "count" ${IN_VAGA_BY_STATUS}` },
   vagaExists: { name: 'vaga-exists', text: 'select "id" from "vagas" where "id" = $1' },
-  /** $1 limit + 1, $2 offset. */
-  vagasPageOffset: { name: 'vagas-page-offset', text: 'select * from "vagas" order by "criado_em" desc, "id" asc limit $1 offset $2' },
+  /** $1 limit + 1, $2 offset; each row carries the total. */
+  vagasPageOffset: { name: 'vagas-page-offset', text: `select *, ${TOTAL} from "vagas" order by "criado_em" desc, "id" asc limit $1 offset $2` },
   vagasPage: { name: 'vagas-page', text: 'select * from "vagas" order by "criado_em" desc, "id" asc limit $1' },
-  vagasCount: { name: 'vagas-count', text: 'select count(*) as "count" from "vagas"' },
   /** $1 nome, $2 email, $3 status. */
   candidatoInsert: { name: 'candidato-insert', text: 'insert into "candidatos" ("nome", "email", "status") values ($1, $2, $3) returning *' },
   begin: { name: '', text: 'begin' },
   commit: { name: '', text: 'commit' },
   candidatoLock: { name: 'candidato-lock', text: `${DETAIL} where "c"."id" = $1 for update of "c"` },
-  vagaShare: { name: 'vaga-share', text: 'select "id", "status" from "vagas" where "id" = $1 for share' },
-  /** $1 status, $2 vaga, $3 transferido_de, $4 id, $5 the status read under lock. */
+  vagaShare: { name: 'vaga-share', text: 'select "id", "titulo", "status", "versao", "atualizado_em" from "vagas" where "id" = $1 for share' },
+  /**
+   * The change and its history entry in one statement, returning what they wrote: $1 status, $2 vaga,
+   * $3 transferido_de, $4 id, $5 the status read under lock; $6-$13 the history entry.
+   */
   candidatoMove: {
     name: 'candidato-move',
-    text: 'update "candidatos" set "status" = $1, "vaga_id" = $2, "transferido_de" = $3, "atualizado_em" = now(), "versao" = versao + 1 where "id" = $4 and "status" = $5'
-  },
-  acaoInsert: {
-    name: 'acao-insert',
-    text: 'insert into "candidato_acoes" ("candidato_id", "acao", "metodo", "status_anterior", "status_novo", "vaga_anterior_id", "vaga_id", "ator") values ($1, $2, $3, $4, $5, $6, $7, $8)'
-  },
-  candidatoDetail: { name: 'candidato-detail', text: `${DETAIL} where "c"."id" = $1` }
+    text: 'with moved as (update candidatos set status = $1, vaga_id = $2, transferido_de = $3, atualizado_em = now(), versao = versao + 1 where id = $4 and status = $5 returning atualizado_em, versao), ' +
+      'acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values ($6, $7, $8, $9, $10, $11, $12, $13) returning em) ' +
+      'select moved.atualizado_em, moved.versao, acao.em from moved, acao'
+  }
 } satisfies Record<string, Statement>
 
-const move = (...middle: Statement[]) => [SQL.begin, SQL.candidatoLock, ...middle, SQL.candidatoMove, SQL.acaoInsert, SQL.candidatoDetail, SQL.commit]
+const move = (...middle: Statement[]) => [SQL.begin, SQL.candidatoLock, ...middle, SQL.candidatoMove, SQL.commit]
 
 /** Per operation, the statements one request sends (in any order where a request sends them concurrently). */
 export const BASELINE_STATEMENTS = {
   ping: [],
   'candidato-read-v1': [SQL.candidatosByIds],
   'candidato-read-v2': [SQL.candidatosByIds],
-  'candidatos-list-v1': [SQL.candidatosPageOffset, SQL.candidatosCount],
+  'candidatos-list-v1': [SQL.candidatosPageOffset],
   'candidatos-list-v2': [SQL.candidatosPage],
-  'vaga-candidatos-v1': [SQL.vagaExists, SQL.candidatosPageOffset, SQL.candidatosCount],
-  'vaga-candidatos-v2': [SQL.vagaExists, SQL.candidatosPage],
-  'vagas-list-v1': [SQL.vagasPageOffset, SQL.vagasCount],
+  // The vaga's existence is asked only when its page is empty.
+  'vaga-candidatos-v1': [SQL.candidatosPageOffset],
+  'vaga-candidatos-v2': [SQL.candidatosPage],
+  'vagas-list-v1': [SQL.vagasPageOffset],
   'vagas-list-v2': [SQL.vagasPage],
   'candidato-create': [SQL.candidatoInsert],
   candidatar: move(SQL.vagaShare),

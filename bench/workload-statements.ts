@@ -40,6 +40,8 @@ export async function serviceStatements (env: Record<string, string>, data: Work
       await fastify.register(fp(app), { config })
       await fastify.ready()
       await fastify.storage.whenReady()
+      // Business routes answer 503 `Starting` until readiness has first been Healthy.
+      await fastify.health.lifecycle.reached('serving')
       const picker = createPicker(data, `check-${process.pid}`)
       const found: Partial<Record<SingleName, string[]>> = {}
       let approved = ''

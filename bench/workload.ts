@@ -198,7 +198,9 @@ async function main (): Promise<number> {
     process.stdout.write('the baseline runs the statements the service sends\n')
 
     const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1' }
-    const service = await startServer('service', pinning, ['dist/src/server.js'], {
+    // BENCH_CPU_PROFILE=<dir>: the service writes a V8 CPU profile there when it stops (see bench/cpu-profile-summary.ts).
+    const profile = process.env.BENCH_CPU_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
+    const service = await startServer('service', pinning, [...profile, 'dist/src/server.js'], {
       ...base, ...serviceEnv, LOG_LEVEL: 'info', DATA_DIR: join(scratch, 'data'), PORT: String(await freePort())
     })
     servers.push(service)

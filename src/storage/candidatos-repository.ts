@@ -6,7 +6,7 @@ import type { VagaStatus } from '../domain/vaga.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
-import { pageOf, pageQuery, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { pageOf, pageQuery, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { CandidatosTable, Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
@@ -182,11 +182,11 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         return query
       }
       const query = pageQuery(filtered(base(db)), request, SORT_COLUMNS, 'c.id')
-      const counting = request.page.kind === 'offset'
-        ? filtered(base(db)).clearSelect().select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
-        : undefined
-      const [rows, total] = await Promise.all([query.execute(), counting])
-      return pageOf(request, rows.map(toRecord), total)
+      const page = request.page
+      if (page.kind !== 'offset') return pageOf(request, (await query.execute()).map(toRecord), undefined)
+      const rows = await query.select(TOTAL).execute()
+      const count = async () => Number((await filtered(base(db)).clearSelect().select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count)
+      return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
     },
 
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
@@ -231,39 +231,44 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         const current = await lockDetail(trx, id)
         if (current === undefined) return { outcome: 'not-found' }
         if (request.precondition !== undefined && !request.precondition(current)) return { outcome: 'precondition-failed' }
-        let target: { id: string, status: VagaStatus } | undefined
+        let target: VagaSummary | undefined
         if (needsTargetVaga(request.move)) {
           const vagaId = request.vagaId
           if (vagaId === undefined) throw new TypeError(`${request.move.action} needs a vagaId`)
           // Shared lock: the vaga can neither close nor disappear until this transaction ends.
-          target = await trx.selectFrom('vagas').select(['id', 'status']).where('id', '=', vagaId).forShare().executeTakeFirst()
-          if (target === undefined) return { outcome: 'target-not-found', vagaId }
+          const row = await trx.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', vagaId).forShare().executeTakeFirst()
+          if (row === undefined) return { outcome: 'target-not-found', vagaId }
+          target = { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em }
         }
         const decision = decide(current, request.move, target)
         if (!decision.allowed) return { outcome: 'refused', refusal: decision.refusal }
         const next = decision.next
-        await trx.updateTable('candidatos')
-          .set({
-            status: next.status,
-            vaga_id: next.vagaId,
-            transferido_de: next.transferidoDe,
-            atualizado_em: sql<Date>`now()`,
-            versao: sql<number>`versao + 1`
-          })
-          .where('id', '=', id)
-          .where('status', '=', current.status)
-          .execute()
-        await trx.insertInto('candidato_acoes').values({
-          candidato_id: id,
+        const entry = {
           acao: request.move.action,
           metodo: request.move.method,
-          status_anterior: current.status,
-          status_novo: next.status,
-          vaga_anterior_id: current.vagaId,
-          vaga_id: next.vagaId,
+          statusAnterior: current.status,
+          status: next.status,
+          vagaAnteriorId: current.vagaId,
+          vagaId: next.vagaId,
           ator: request.actor
-        }).execute()
-        return { outcome: 'ok', value: (await findDetail(trx, id))! }
+        }
+        // The change and its history entry in one statement; what they wrote comes back with it.
+        const { rows: [written] } = await sql<{ atualizado_em: Date, versao: number, em: Date }>`with moved as (update candidatos set status = ${next.status}, vaga_id = ${next.vagaId}, transferido_de = ${next.transferidoDe}, atualizado_em = now(), versao = versao + 1 where id = ${id} and status = ${current.status} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${id}, ${entry.acao}, ${entry.metodo}, ${entry.statusAnterior}, ${entry.status}, ${entry.vagaAnteriorId}, ${entry.vagaId}, ${entry.ator}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.execute(trx)
+        if (written === undefined) throw new Error(`candidato ${id} changed under its lock`)
+        // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
+        const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined
+        if (vaga === undefined) return { outcome: 'ok', value: (await findDetail(trx, id))! }
+        return {
+          outcome: 'ok',
+          value: {
+            ...current,
+            ...next,
+            atualizadoEm: written.atualizado_em,
+            versao: written.versao,
+            vaga,
+            historico: [...current.historico, { ...entry, em: written.em }]
+          }
+        }
       })
     }
   }

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { startEmbeddedDatabase, type EmbeddedLog } from './embedded-database.js'
+import { PreparingClient } from './prepared-statements.js'
 import type { Schema } from './schema.js'
 
 export type DatabaseKind = 'postgres' | 'pglite'
@@ -39,9 +40,10 @@ pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
 
 type Connection = Pick<pg.PoolConfig, 'connectionString' | 'host' | 'port' | 'user' | 'database'>
 
-function pool (connection: Connection, settings: DatabaseSettings, size: number): pg.Pool {
+function pool (connection: Connection, settings: DatabaseSettings, size: number, prepared = false): pg.Pool {
   const created = new pg.Pool({
     ...connection,
+    ...(prepared && { Client: PreparingClient }),
     max: size,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 2000,
     idleTimeoutMillis: 30_000,
@@ -64,7 +66,9 @@ export function createDatabase (settings: DatabaseSettings): Database {
   const connection: Connection = embedded === undefined
     ? { connectionString: settings.url }
     : { host: embedded.host, port: embedded.port, user: 'postgres', database: 'postgres' }
-  const queries = pool(connection, settings, settings.poolSize ?? 10)
+  // The embedded database's connections share one session, where the same statement name prepared by
+  // two connections would collide: there, statements stay unnamed.
+  const queries = pool(connection, settings, settings.poolSize ?? 10, embedded === undefined)
   const probe = pool(connection, settings, 1)
   // Kysely ends the pool only if a query ever ran; ending it ourselves covers the other case.
   let ended = false

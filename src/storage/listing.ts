@@ -106,6 +106,19 @@ export function pageQuery<DB, TB extends keyof DB, O, F extends string> (
   return query
 }
 
+/** The column a paged-by-offset query adds to each row: how many rows match the filter, limit and offset aside. */
+export const TOTAL = sql<number>`count(*) over ()`.as('total')
+
+/**
+ * How many items match, read from the page's own rows (TOTAL), so a page costs one round trip. A page
+ * past the end has no row to carry it: only then the filter is counted by itself.
+ */
+export async function totalOf (rows: Array<{ total: number }>, offset: number, count: () => Promise<number>): Promise<number> {
+  const first = rows[0]
+  if (first !== undefined) return Number(first.total)
+  return offset === 0 ? 0 : await count()
+}
+
 /** `value%` for LIKE with the client's %, _ and \ taken literally. */
 export function prefixPattern (value: string): string {
   return `${value.toLowerCase().replace(/[\\%_]/g, char => `\\${char}`)}%`

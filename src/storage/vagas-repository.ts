@@ -3,7 +3,7 @@ import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
-import { pageOf, pageQuery, prefixPattern, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { pageOf, pageQuery, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { Schema, VagasTable } from './schema.js'
 
 export interface VagaRecord extends Vaga {
@@ -67,13 +67,11 @@ export function createVagasRepository (db: Kysely<Schema>) {
 
     async list (request: ListRequest<VagaSortField, VagaFilter>): Promise<ListResult<VagaRecord>> {
       const query = pageQuery(where(request.filter).selectAll(), request, SORT_COLUMNS, 'id')
-      const [rows, total] = await Promise.all([
-        query.execute(),
-        request.page.kind === 'offset'
-          ? where(request.filter).select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow().then(row => Number(row.count))
-          : undefined
-      ])
-      return pageOf(request, rows.map(toRecord), total)
+      const page = request.page
+      if (page.kind !== 'offset') return pageOf(request, (await query.execute()).map(toRecord), undefined)
+      const rows = await query.select(TOTAL).execute()
+      const count = async () => Number((await where(request.filter).select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count)
+      return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
     },
 
     async create (fields: VagaFields): Promise<VagaRecord> {

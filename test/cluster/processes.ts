@@ -1,22 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { eventually } from '../support/eventually.js'
 
 /** A loopback port that was free a moment ago, for an instance or the load balancer to listen on. */
 export { closedPort as freePort } from '../support/closed-port.js'
 
 export async function waitForPort (port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
+  await eventually(async () => {
     const open = await new Promise<boolean>(resolve => {
       const socket = connect(port, '127.0.0.1')
       socket.once('connect', () => { socket.destroy(); resolve(true) })
       socket.once('error', () => resolve(false))
     })
-    if (open) return
-    await sleep(100)
-  }
-  throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`)
+    if (!open) throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`)
+  }, { timeout: timeoutMs, interval: 100 })
 }
 
 export interface Child {

@@ -85,7 +85,7 @@ test('the Kubernetes memory request, limit and autoscaling fit the service idle 
 
   const token = await mintToken({ scope: 'vagas:read candidatos:read', ttl: 600 })
   let peak = idle
-  const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)) }, 100)
+  const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(pid)) }, 100) // samples RSS through the load: no wait
   const pick = (ids: string[]): string => ids[Math.floor(Math.random() * ids.length)] as string
   const result = await autocannon({
     url: base,

@@ -1,7 +1,9 @@
 import t from 'tap'
+import assert from 'node:assert/strict'
 import { bearer, build, uniqueRedisPrefix } from '../helper.js'
 import { requireService } from '../support/services.js'
 import { forwardedService } from '../support/tcp-forwarder.js'
+import { eventually } from '../support/eventually.js'
 
 t.test('without REDIS_URL there is no cache check', async t => {
   const app = await build(t)
@@ -14,11 +16,7 @@ t.test('Redis lost: ready stays 200 as Degraded with checks.cache not Healthy; b
   const { proxy, url: viaProxy } = await forwardedService(t, url, 6379)
   const app = await build(t, { env: { REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix('cache-health'), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
   const until = async (status: string): Promise<void> => {
-    const deadline = Date.now() + 15_000
-    while ((await app.inject('/health/ready')).json().status !== status) {
-      if (Date.now() > deadline) throw new Error(`ready never became ${status}`)
-      await new Promise(resolve => setTimeout(resolve, 100))
-    }
+    await eventually(async () => { assert.equal((await app.inject('/health/ready')).json().status, status, `waiting for ready ${status}`) }, { timeout: 15_000, interval: 100 })
   }
   await until('Healthy')
   t.equal((await app.inject('/health/ready')).json().checks.cache, 'Healthy')

@@ -1,16 +1,18 @@
 import t from 'tap'
+import assert from 'node:assert/strict'
+import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { bearer, build } from '../helper.js'
 import { freshPostgresDatabase } from '../support/services.js'
+import { eventually } from '../support/eventually.js'
 import { forwardedService } from '../support/tcp-forwarder.js'
 
-async function untilReady (app: FastifyInstance, wanted: number, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while ((await app.inject('/health/ready')).statusCode !== wanted) {
-    if (Date.now() > deadline) throw new Error(`readiness never answered ${wanted}`)
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
+async function untilReady (app: FastifyInstance, wanted: number): Promise<void> {
+  await eventually(async () => {
+    const status = (await app.inject('/health/ready')).statusCode
+    assert.equal(status, wanted, `readiness answers ${status}, waiting for ${wanted}`)
+  }, { timeout: 20_000, interval: 100 })
 }
 
 t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, then back', async t => {
@@ -20,10 +22,13 @@ t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, the
   await proxy.down() // the port is known and refuses connections
   const app = await build(t, { env: { DATABASE_URL: viaProxy, HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
 
-  await new Promise(resolve => setTimeout(resolve, 1500))
-  const down = await app.inject('/health/ready')
+  // The database check has run and failed: readiness says why, not merely that boot is not over.
+  const down = await eventually(async () => {
+    const res = await app.inject('/health/ready')
+    assert.equal(res.json().status, 'Unhealthy')
+    return res
+  }, { timeout: 20_000, interval: 100 })
   t.equal(down.statusCode, 503)
-  t.equal(down.json().status, 'Unhealthy')
   t.not(down.json().checks.database, 'Healthy')
   t.notMatch(down.body, /127\.0\.0\.1|postgres:|ECONNREFUSED|password/)
   t.equal((await app.inject('/health/startup')).statusCode, 200, 'boot is over: the database gates readiness, never startup')
@@ -56,11 +61,20 @@ t.test('a pool held by busy requests does not make the database look down', asyn
   if (url === undefined) return
   const app = await build(t, { env: { DATABASE_URL: url, HEALTH_CACHE_TTL_MS: '0' } })
   await untilReady(app, 200)
-  // Every pooled connection busy for 3 s, longer than the database check's 1 s timeout.
-  const busy = Promise.all(Array.from({ length: 10 }, async () => await sql`select pg_sleep(3)`.execute(app.storage.db)))
-  await new Promise(resolve => setTimeout(resolve, 200))
+  // Every pooled connection (ten by default) busy far longer than the database check's 1 s timeout,
+  // until the test cancels them.
+  const busy = Promise.allSettled(Array.from({ length: 10 }, async () => await sql`select pg_sleep(60)`.execute(app.storage.db)))
+  const observer = new pg.Client({ connectionString: url })
+  await observer.connect()
+  t.teardown(() => observer.end())
+  const sleepers = "select pid from pg_stat_activity where datname = current_database() and query like 'select pg_sleep(60)%' and state = 'active'"
+  await eventually(async () => {
+    const { rowCount } = await observer.query(sleepers)
+    assert.equal(rowCount, 10, `${rowCount} pooled connections busy`)
+  }, { timeout: 20_000, interval: 50 })
   const res = await app.inject({ url: '/health/database', headers: await bearer({ scope: 'health:read' }) })
   t.equal(res.statusCode, 200)
   t.equal(res.json().status, 'Healthy', 'the check has a connection of its own')
+  await observer.query(`select pg_cancel_backend(pid) from (${sleepers}) as busy`)
   await busy
 })

@@ -66,7 +66,7 @@ t.test('a handler that outlives HANDLER_TIMEOUT: no "Reply was already sent" war
     logStream: log.stream,
     extraRoutes: scope => {
       const late = (fail: boolean) => async () => {
-        await new Promise(resolve => setTimeout(resolve, 300))
+        await new Promise(resolve => setTimeout(resolve, 300)) // slow on purpose, past HANDLER_TIMEOUT: the behaviour under test
         finished++
         if (fail) throw new Error('late failure')
         return { late: true }

@@ -100,6 +100,7 @@ t.test('a route declared instant gets no handler timer; every other route does',
   const app = await build(t, {
     env: { HANDLER_TIMEOUT: '100' },
     extraRoutes: scope => {
+      // Slow on purpose, past HANDLER_TIMEOUT: the behaviour under test.
       const late = async () => { await new Promise(resolve => setTimeout(resolve, 300)); return { late: true } }
       scope.get('/instant-but-late', { config: { instant: true } }, late)
       scope.get('/timed', late)

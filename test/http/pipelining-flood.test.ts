@@ -50,7 +50,7 @@ async function probeFor (url: string, pid: number, baselineMb: number, durationM
   while (Date.now() < until && peakGrowthMb <= stopAtGrowthMb) {
     probes.push(await probe(`${url}/health/live`))
     peakGrowthMb = Math.max(peakGrowthMb, rssMb(pid) - baselineMb)
-    await sleep(PROBE_INTERVAL_MS)
+    await sleep(PROBE_INTERVAL_MS) // pacing of the probe: it samples latency and RSS through the flood
   }
   return { probes, peakGrowthMb }
 }

@@ -1,8 +1,10 @@
 import t from 'tap'
+import assert from 'node:assert/strict'
 import { credentials, makeClientConstructor, status as GrpcStatus, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js'
 import { service as healthService } from 'grpc-health-check'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
+import { eventually } from '../support/eventually.js'
 
 interface HealthClient extends Client {
   check: (request: { service: string }, callback: (error: ServiceError | null, response?: { status: string }) => void) => void
@@ -38,17 +40,13 @@ t.test('Check answers from readiness; an unknown service is NOT_FOUND; Watch str
   stream.on('data', (message: { status: string }) => updates.push(message.status))
   stream.on('error', () => {})
 
-  const deadline = Date.now() + 20_000
-  while ((await check(client, '')).status !== 'SERVING') {
-    if (Date.now() > deadline) throw new Error('never SERVING')
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
+  await eventually(async () => { assert.equal((await check(client, '')).status, 'SERVING') }, { timeout: 20_000, interval: 100 })
   t.same(await check(client, 'recrutamento.Api'), { status: 'SERVING' })
   t.same(await check(client, 'no.such.Service'), { code: GrpcStatus.NOT_FOUND })
 
   app.health.beginShutdown()
   t.same(await check(client, ''), { status: 'NOT_SERVING' }, 'NOT_SERVING from the first moment of shutdown')
-  while (updates.at(-1) !== 'NOT_SERVING' && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 20))
+  await eventually(() => { assert.equal(updates.at(-1), 'NOT_SERVING', `Watch sent ${updates.join(', ')}`) }, { timeout: 20_000, interval: 20 })
   t.ok(updates.includes('SERVING'), `Watch saw SERVING (${updates.join(', ')})`)
   t.equal(updates.at(-1), 'NOT_SERVING', 'and then NOT_SERVING')
   stream.cancel()
@@ -57,6 +55,7 @@ t.test('Check answers from readiness; an unknown service is NOT_FOUND; Watch str
 t.test('a database that is down makes Check NOT_SERVING', async t => {
   const app = await build(t, { env: { GRPC_PORT: '0', HEALTH_REFRESH_INTERVAL_MS: '200', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' } })
   const client = clientFor(t, app)
-  await new Promise(resolve => setTimeout(resolve, 1000))
+  // The database check has run and failed: NOT_SERVING for the database, not merely for the boot.
+  await eventually(() => { assert.equal(app.health.latest('database')?.status, 'Unhealthy') }, { timeout: 20_000, interval: 50 })
   t.same(await check(client, ''), { status: 'NOT_SERVING' })
 })

@@ -1,6 +1,8 @@
 import t from 'tap'
+import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { bearer, build } from '../helper.js'
+import { eventually } from '../support/eventually.js'
 
 function promtoolAvailable (): boolean {
   return spawnSync('promtool', ['--version']).status === 0
@@ -25,7 +27,7 @@ t.test('request durations by route pattern and status; probes stay out; health g
       scope.get('/widgets/:id', async () => ({ ok: true }))
     }
   })
-  while ((await app.inject('/health/ready')).statusCode !== 200) await new Promise(resolve => setTimeout(resolve, 50))
+  await eventually(async () => { assert.equal((await app.inject('/health/ready')).statusCode, 200, 'waiting for readiness') }, { interval: 50 })
   for (const id of ['a1', 'b2', 'c3']) await app.inject(`/widgets/${id}`)
   for (let i = 0; i < 5; i++) {
     await app.inject('/ping')

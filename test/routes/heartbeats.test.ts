@@ -1,6 +1,8 @@
 import t from 'tap'
+import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build, mintToken, uniqueRedisPrefix } from '../helper.js'
+import { eventually } from '../support/eventually.js'
 import { requireService } from '../support/services.js'
 import { forwardedService } from '../support/tcp-forwarder.js'
 
@@ -18,6 +20,11 @@ async function workers (app: FastifyInstance) {
 }
 
 const FAST = { HEALTH_CACHE_TTL_MS: '0' }
+
+/** Waits until the app is connected to Redis. */
+async function untilCacheHealthy (app: FastifyInstance): Promise<void> {
+  await eventually(async () => { assert.equal((await app.inject('/health/ready')).json().checks.cache, 'Healthy', 'waiting for Redis') }, { interval: 50 })
+}
 
 t.test('POST /heartbeats needs heartbeat:write', async t => {
   const app = await build(t)
@@ -57,10 +64,12 @@ t.test('the workers dependency lists each instance and reports a silent one Unhe
   const intervalMs = 500
   const app = await build(t, { env: { ...FAST, HEARTBEAT_TOLERANCE: '3' } })
   t.match(await workers(app), { status: 'Healthy', details: { instances: 0 } }, 'no worker known yet')
+  const silentFrom = Date.now() // mailer-1's last beat until the end of the test's first half
   t.equal((await post(app, beat({ intervalMs }))).statusCode, 204)
   t.equal((await post(app, beat({ instanceId: 'mailer-2', intervalMs: 60_000 }))).statusCode, 204)
   t.match(await workers(app), { status: 'Healthy', critical: false, details: { instances: 2, 'mailer/mailer-1': 'Healthy', 'mailer/mailer-2': 'Healthy' } })
-  await new Promise(resolve => setTimeout(resolve, 4 * intervalMs))
+  await eventually(async () => { assert.equal((await workers(app)).status, 'Unhealthy') }, { interval: 100 })
+  t.ok(Date.now() - silentFrom >= 3 * intervalMs - 50, `Unhealthy after ${Date.now() - silentFrom} ms of silence, not before three beats were missed`)
   t.match(await workers(app), { status: 'Unhealthy', details: { 'mailer/mailer-1': 'Unhealthy', 'mailer/mailer-2': 'Healthy' } })
   const deps = await app.inject({ url: '/health/dependencies', headers: await bearer({ scope: 'health:read' }) })
   t.match(deps.json().dependencies.find((d: { name: string }) => d.name === 'workers'), { name: 'workers', status: 'Unhealthy' })
@@ -78,9 +87,7 @@ t.test('with Redis every instance of the service sees every heartbeat', async t 
   const first = await build(t, { env })
   const second = await build(t, { env })
   // Both are connected to Redis before the heartbeat is sent.
-  for (const app of [first, second]) {
-    while ((await app.inject('/health/ready')).json().checks.cache !== 'Healthy') await new Promise(resolve => setTimeout(resolve, 50))
-  }
+  for (const app of [first, second]) await untilCacheHealthy(app)
   t.equal((await post(first, beat({ instanceId: 'mailer-9' }))).statusCode, 204)
   t.match(await workers(second), { status: 'Healthy', details: { instances: 1, 'mailer/mailer-9': 'Healthy' } })
 })
@@ -90,7 +97,7 @@ t.test('Redis lost: heartbeats are still accepted and the workers dependency fal
   if (url === undefined) return
   const { proxy, url: viaProxy } = await forwardedService(t, url, 6379)
   const app = await build(t, { env: { ...FAST, REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats-lost') } })
-  while ((await app.inject('/health/ready')).json().checks.cache !== 'Healthy') await new Promise(resolve => setTimeout(resolve, 50))
+  await untilCacheHealthy(app)
   await proxy.down()
   const started = Date.now()
   t.equal((await post(app, beat({ instanceId: 'mailer-7' }))).statusCode, 204, 'accepted while Redis is down')
@@ -104,13 +111,11 @@ t.test('with HEARTBEAT_URL the service pushes its own heartbeat', async t => {
   const address = receiver.server.address() as { port: number }
   const token = await mintToken({ scope: 'heartbeat:write' })
   await build(t, { env: { HEARTBEAT_URL: `http://127.0.0.1:${address.port}/heartbeats`, HEARTBEAT_TOKEN: token, HEARTBEAT_INTERVAL_MS: '1000' } })
-  const deadline = Date.now() + 10_000
-  let seen: Record<string, unknown> | undefined
-  while (Date.now() < deadline) {
-    seen = await workers(receiver)
-    if ((seen?.details as { instances: number }).instances > 0) break
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
+  const seen = await eventually(async () => {
+    const listed = await workers(receiver)
+    assert.ok((listed?.details as { instances: number }).instances > 0, 'no heartbeat received yet')
+    return listed
+  }, { timeout: 10_000, interval: 100 })
   t.match(seen, { status: 'Healthy', details: { instances: 1 } })
   t.ok(Object.keys(seen?.details as object).some(key => key.startsWith('recrutamento-api/')))
 })

@@ -21,7 +21,7 @@ t.test('from the first 200 of /health/ready, 1,000 authenticated requests over 5
   await untilReady(server.url, 60_000)
   const started = Date.now()
   const answers = await Promise.all(Array.from({ length: 1000 }, async (_, i) => {
-    await new Promise(resolve => setTimeout(resolve, Math.max(0, started + i * 5 - Date.now())))
+    await new Promise(resolve => setTimeout(resolve, Math.max(0, started + i * 5 - Date.now()))) // pacing: 200 requests a second
     return await call(`${server.url}/api/v1/vagas?limit=20`, { headers })
   }))
   const unexpected = answers.filter(answer => answer.status !== 200)

@@ -1,16 +1,14 @@
 import t, { type Test } from 'tap'
+import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
+import { eventually } from '../support/eventually.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { tcpForwarder } from '../support/tcp-forwarder.js'
 
-async function untilState (app: FastifyInstance, wanted: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (app.storage.state() !== wanted) {
-    if (Date.now() > deadline) throw new Error(`storage stayed ${app.storage.state()}, wanted ${wanted}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
+async function untilState (app: FastifyInstance, wanted: string): Promise<void> {
+  await eventually(() => { assert.equal(app.storage.state(), wanted, `storage is ${app.storage.state()}, waiting for ${wanted}`) }, { timeout: 15_000, interval: 50 })
 }
 
 async function exercise (t: Test, app: FastifyInstance): Promise<void> {
@@ -94,14 +92,28 @@ t.test('PostgreSQL pool settings: a request that cannot get a connection within 
     })
   })
   await app.storage.whenReady()
-  // The pool's only connection is held for a second.
-  const holding = sql`select pg_sleep(1)`.execute(app.storage.db)
+  // The pool's only connection is held by a transaction until the test lets it go, or for 20 s at most:
+  // a request that waited for it instead of the 300 ms pool timeout would fail the bound below.
+  let release = (): void => {}
+  const released = new Promise<void>(resolve => {
+    release = resolve
+    setTimeout(resolve, 20_000).unref() // a bound, not a wait
+  })
+  let taken = (): void => {}
+  const connectionTaken = new Promise<void>(resolve => { taken = resolve })
+  const holding = app.storage.db.transaction().execute(async trx => {
+    await sql`select 1`.execute(trx)
+    taken()
+    await released
+  })
+  await connectionTaken
   const started = Date.now()
   const refused = await app.inject('/probe-query')
   const waited = Date.now() - started
+  release()
   t.equal(refused.statusCode, 503)
   t.match(refused.json(), { code: 'DatabaseUnavailable', status: 503 })
-  t.ok(waited >= 250 && waited < 900, `answered after the configured wait, not after the query (${waited} ms)`)
+  t.ok(waited >= 250 && waited < 10_000, `answered after the configured wait, not after the query (${waited} ms)`)
   await holding
   t.equal((await app.inject('/probe-query')).statusCode, 200, 'the connection serves again once released')
 })

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
 import { TEST_JWT_SECRET } from '../helper.js'
+import { eventually } from './eventually.js'
 import { freshDataDir } from './pglite-template.js'
 
 export interface ServerProcess {
@@ -51,7 +52,8 @@ export async function startServerProcess (t: { teardown: (fn: () => unknown) => 
     clearTimeout(kill)
   })
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000)
+    // A bound generous for a busy machine (a start takes seconds there); a server that never listens still fails.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 90_000)
     child.stdout.on('data', () => {
       const match = /listening at (https?:\/\/127\.0\.0\.1:\d+)/.exec(out)
       if (match !== null) { clearTimeout(timer); resolve(match[1]!) }
@@ -63,12 +65,8 @@ export async function startServerProcess (t: { teardown: (fn: () => unknown) => 
 
 /** Waits until the server's readiness answers 200. */
 export async function untilReady (url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/health/ready`)).status === 200) return
-    } catch {}
-    if (Date.now() > deadline) throw new Error('the server never became ready')
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
+  await eventually(async () => {
+    const status = (await fetch(`${url}/health/ready`)).status
+    if (status !== 200) throw new Error(`the server never became ready: readiness answers ${status}`)
+  }, { timeout: timeoutMs, interval: 100 })
 }

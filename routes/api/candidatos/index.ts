@@ -9,7 +9,7 @@ import {
   CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema,
   DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, candidatoRepresentation, duplicateEmail
 } from '../../../src/http/resources/candidato.js'
-import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { CollectionHeaders, collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -54,9 +54,10 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
           ...(v1 ? pagingQueryV1(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT) : pagingQueryV2(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT))
         }),
+        headers: CollectionHeaders,
         response: pageResponses(v1, CandidatoSchema)
       }
-    }, async (request) => {
+    }, async (request, reply) => {
       const { status, vagaId, q, ...query } = request.query as { status?: CandidatoRecord['status'], vagaId?: string, q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
       return await collectionPage({
         version,
@@ -68,7 +69,9 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
         list: listRequest => candidatos.list(listRequest),
-        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request))
+        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request)),
+        validator: etagOf,
+        reply
       })
     })
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema, DEFAULT_CANDIDATO_SORT, candidatoRepresentation } from '../../../src/http/resources/candidato.js'
-import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema, DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoRepresentation } from '../../../src/http/resources/candidato.js'
+import { CollectionHeaders, collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import { IdParams, Text, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 
@@ -25,11 +25,11 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
           ...(v1 ? pagingQueryV1(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT) : pagingQueryV2(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT))
         }),
+        headers: CollectionHeaders,
         response: pageResponses(v1, CandidatoSchema)
       }
-    }, async (request) => {
+    }, async (request, reply) => {
       const vagaId = request.params.id
-      if (!await vagas.exists(vagaId)) throw notFound()
       const { status, q, ...query } = request.query as { status?: CandidatoRecord['status'], q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
       return await collectionPage({
         version,
@@ -40,8 +40,15 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         query,
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
-        list: listRequest => candidatos.list(listRequest),
-        represent: (candidato: CandidatoRecord) => candidatoRepresentation(candidato, version, hrefOf(request))
+        // A page with candidatos shows the vaga exists: only an empty one needs to ask.
+        list: async listRequest => {
+          const page = await candidatos.list(listRequest)
+          if (page.items.length === 0 && !await vagas.exists(vagaId)) throw notFound()
+          return page
+        },
+        represent: (candidato: CandidatoRecord) => candidatoRepresentation(candidato, version, hrefOf(request)),
+        validator: (candidato: CandidatoRecord) => candidatoEtag(candidato, version),
+        reply
       })
     })
   }

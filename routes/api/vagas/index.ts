@@ -5,7 +5,7 @@ import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditiona
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { problem } from '../../../src/http/error-catalogue.js'
 import { strictBodyValidation } from '../../../src/http/strict-body.js'
-import { collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { CollectionHeaders, collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
@@ -48,9 +48,10 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
           : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
         tags,
         querystring: Type.Object({ ...filters, ...(v1 ? pagingQueryV1(VAGA_SORT_FIELDS, DEFAULT_SORT) : pagingQueryV2(VAGA_SORT_FIELDS, DEFAULT_SORT)) }),
+        headers: CollectionHeaders,
         response: pageResponses(v1, VagaSchema)
       }
-    }, async (request) => {
+    }, async (request, reply) => {
       const { status, q, ...query } = request.query as { status?: 'aberta' | 'fechada', q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
       return await collectionPage({
         version,
@@ -62,7 +63,9 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,
         list: listRequest => vagas.list(listRequest),
-        represent: (vaga: VagaRecord) => vagaRepresentation(vaga, hrefOf(request))
+        represent: (vaga: VagaRecord) => vagaRepresentation(vaga, hrefOf(request)),
+        validator: (vaga: VagaRecord) => vagaEtag(vaga, version),
+        reply
       })
     })
 

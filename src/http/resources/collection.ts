@@ -1,5 +1,9 @@
 // Collections: v1 pages by offset and reports the total; v2 pages by an opaque cursor with a next link.
+// Every page carries a weak ETag, and If-None-Match answers 304 before any item is represented.
+import { createHash } from 'node:crypto'
 import { Type, type TSchema } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+import { ifNoneMatchHits } from '../conditional.js'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
 import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
 import { problemResponse } from '../../openapi/problems.js'
@@ -44,9 +48,38 @@ export function pageSchemaV2<T extends TSchema> (item: T) {
   }, { description: 'One page: `self`, and `next` while there are more' })
 }
 
-/** A collection's answers: the page, and in v2 the refusal of a cursor this service did not issue. */
+/** The request headers of a collection: the page validators the client holds. */
+export const CollectionHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'Page ETags the client holds: 304 when one is current' }))
+})
+
+const PageHeaders = {
+  etag: { type: 'string', description: 'A weak validator of this page: it changes when an item on it, the total or the links change' }
+}
+
+function pageAnswer<T extends TSchema> (schema: T) {
+  return { description: schema.description ?? 'One page', content: { 'application/json': { schema } }, headers: PageHeaders }
+}
+
+const NOT_MODIFIED = { description: 'The page the client holds is current', type: 'null', headers: PageHeaders } as const
+
+/** A collection's answers: the page, 304 for a current copy, and in v2 the refusal of a cursor this service did not issue. */
 export function pageResponses<T extends TSchema> (v1: boolean, item: T) {
-  return v1 ? { 200: pageSchemaV1(item) } : { 200: pageSchemaV2(item), 400: problemResponse('InvalidCursor') }
+  return v1
+    ? { 200: pageAnswer(pageSchemaV1(item)), 304: NOT_MODIFIED }
+    : { 200: pageAnswer(pageSchemaV2(item)), 304: NOT_MODIFIED, 400: problemResponse('InvalidCursor') }
+}
+
+/**
+ * A weak ETag of a page: what its body is made of, the items by their own validators (which move
+ * with every change that shows in their representation), the total, the links and the version.
+ */
+export function pageEtag (version: string, itemValidators: string[], total: number | undefined, links: Link[]): string {
+  const hash = createHash('sha1').update(version).update('\n').update(String(total ?? '')).update('\n')
+  for (const link of links) hash.update(link.href).update(' ')
+  hash.update('\n')
+  for (const validator of itemValidators) hash.update(validator).update(' ')
+  return `W/"${hash.digest('base64url')}"`
 }
 
 export interface CollectionQuery {
@@ -69,9 +102,22 @@ export interface CollectionOptions<F extends string, Filter extends Record<strin
   defaultSort: string
   list: (request: ListRequest<F, Filter>) => Promise<ListResult<T>>
   represent: (item: T) => R
+  /** The item's own ETag: part of the page's. */
+  validator: (item: T & { id: string }) => string
+  /** Takes the page's validators, and the 304 when the client's copy is current. */
+  reply: FastifyReply
 }
 
-export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T, R> (options: CollectionOptions<F, Filter, T, R>) {
+/**
+ * The page's ETag; true when the client holds this page already (If-None-Match). Pages stay
+ * `no-store` for HTTP caches: the ETag serves a client that polls with the copy it keeps itself.
+ */
+function validated (reply: FastifyReply, etag: string): boolean {
+  reply.header('etag', etag)
+  return ifNoneMatchHits(reply.request.headers['if-none-match'], etag)
+}
+
+export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T extends { id: string }, R> (options: CollectionOptions<F, Filter, T, R>) {
   const { query, href, path } = options
   const sort = parseSort(query.sort, options.sortFields, options.defaultSort)
   const sortParam = query.sort === undefined ? undefined : sortText(sort)
@@ -84,7 +130,9 @@ export async function collectionPage<F extends string, Filter extends Record<str
     const links: Link[] = [{ rel: 'self', href: link({ offset }), method: 'GET' }]
     if (result.next !== undefined) links.push({ rel: 'next', href: link({ offset: offset + query.limit }), method: 'GET' })
     if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - query.limit) }), method: 'GET' })
-    return { items: result.items.map(options.represent), total: result.total ?? 0, offset, limit: query.limit, links }
+    const total = result.total ?? 0
+    if (validated(options.reply, pageEtag(options.version, result.items.map(options.validator), total, links))) return options.reply.code(304).send()
+    return { items: result.items.map(options.represent), total, offset, limit: query.limit, links }
   }
 
   const scope = { collection: path, sort: sortText(sort), filter: options.filter }
@@ -98,5 +146,6 @@ export async function collectionPage<F extends string, Filter extends Record<str
   }
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
+  if (validated(options.reply, pageEtag(options.version, result.items.map(options.validator), undefined, links))) return options.reply.code(304).send()
   return { items: result.items.map(options.represent), limit: query.limit, links }
 }

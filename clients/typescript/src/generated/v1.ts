@@ -3874,7 +3874,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3895,6 +3898,8 @@ export interface operations {
                     sunset?: string;
                     /** @description Links to the documentation of the current version (rel="deprecation", rel="sunset") */
                     link?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3983,6 +3988,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
@@ -6300,7 +6314,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description A lower-case UUID
@@ -6327,6 +6344,8 @@ export interface operations {
                     sunset?: string;
                     /** @description Links to the documentation of the current version (rel="deprecation", rel="sunset") */
                     link?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6415,6 +6434,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
@@ -6678,7 +6706,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, titulo. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6699,6 +6730,8 @@ export interface operations {
                     sunset?: string;
                     /** @description Links to the documentation of the current version (rel="deprecation", rel="sunset") */
                     link?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6753,6 +6786,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one

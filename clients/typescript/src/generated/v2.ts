@@ -3842,7 +3842,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3857,6 +3860,8 @@ export interface operations {
                     "api-deprecated-versions"?: string;
                     /** @description The API version that served the request */
                     "x-api-version"?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3953,6 +3958,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `InvalidCursor`: The cursor was not issued by this service, or belongs to another sort or filter
@@ -6285,7 +6299,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, nome, email. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description A lower-case UUID
@@ -6306,6 +6323,8 @@ export interface operations {
                     "api-deprecated-versions"?: string;
                     /** @description The API version that served the request */
                     "x-api-version"?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6402,6 +6421,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `InvalidCursor`: The cursor was not issued by this service, or belongs to another sort or filter
@@ -6666,7 +6694,10 @@ export interface operations {
                 /** @description Comma-separated fields, `-` for descending: criadoEm, atualizadoEm, titulo. Default `-criadoEm` */
                 sort?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6681,6 +6712,8 @@ export interface operations {
                     "api-deprecated-versions"?: string;
                     /** @description The API version that served the request */
                     "x-api-version"?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6732,6 +6765,15 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description - `InvalidCursor`: The cursor was not issued by this service, or belongs to another sort or filter
