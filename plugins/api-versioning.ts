@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { exactJsonParser } from '../src/http/json-body.js'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
 import { routePolicy } from '../src/http/route-policy.js'
 import { versionedHref } from '../src/versioning/href.js'
@@ -135,8 +135,7 @@ async function apiVersioning (fastify: FastifyInstance, opts: Pick<AppOptions, '
     if (served === undefined || served === 'neutral') return done()
     if (selection.problem !== undefined) return done(selection.problem)
     const available = [...served].sort()
-    done(new Problem(400, {
-      code: 'UnsupportedApiVersion',
+    done(problem('UnsupportedApiVersion', {
       detail: `${request.method} ${pathOf(request.originalUrl)} is not available in API version ${selection.version!.version}; it is available in ${available.join(', ')}.`,
       requestedVersion: selection.version!.version,
       supportedVersions: available

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { MOVES, needsTargetVaga, type Move, type Refusal } from '../../../src/domain/candidato-actions.js'
 import { ifMatchPrecondition } from '../../../src/http/conditional.js'
-import { Problem } from '../../../src/http/problem.js'
+import { type Problem } from '../../../src/http/problem.js'
+import { problem } from '../../../src/http/error-catalogue.js'
 import { TargetVagaSchema, candidatoEtag, candidatoLastModified } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions, type CandidatoProfile } from '../../../src/http/resources/candidato-versions.js'
 import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.js'
@@ -20,7 +21,7 @@ const PURPOSE: Record<string, string> = {
 
 function refusalProblem (refusal: Refusal): Problem {
   const { code, detail, ...facts } = refusal
-  return new Problem(409, { code, detail, ...facts })
+  return problem(code, { detail, ...facts })
 }
 
 /**
@@ -42,7 +43,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
       switch (outcome.outcome) {
         case 'not-found': throw notFound()
         case 'precondition-failed': throw preconditionFailed()
-        case 'target-not-found': throw new Problem(422, { detail: 'No vaga has this id.', code: 'VagaNotFound', vagaId: outcome.vagaId })
+        case 'target-not-found': throw problem('VagaNotFound', { vagaId: outcome.vagaId })
         case 'refused': throw refusalProblem(outcome.refusal)
       }
       const candidato = outcome.value

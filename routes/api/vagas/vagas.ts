@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
-import { Problem } from '../../../src/http/problem.js'
+import { problem } from '../../../src/http/error-catalogue.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
@@ -169,7 +169,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       if (outcome.outcome === 'has-candidatos') {
-        throw new Problem(409, { detail: 'Candidatos are in this vaga; move or remove them before removing it.', code: 'VagaHasCandidatos' })
+        throw problem('VagaHasCandidatos')
       }
       request.log.info({ vagaId: request.params.id, actor: actorOf(request) }, 'vaga removed')
       return reply.code(204).send()

@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox'
 import { allowedMoves, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
 import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
-import { Problem } from '../problem.js'
+import { type Problem } from '../problem.js'
+import { problem } from '../error-catalogue.js'
 import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 
@@ -128,5 +129,5 @@ export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: bo
 export const DEFAULT_CANDIDATO_SORT = '-criadoEm'
 
 export function duplicateEmail (): Problem {
-  return new Problem(409, { detail: 'Another candidato has this e-mail address (addresses are compared in any case).', code: 'DuplicateEmail' })
+  return problem('DuplicateEmail')
 }

@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { StoredResponse } from '../../storage/idempotency-repository.js'
 import type { Repositories, ResourceRepositories } from '../../storage/repositories.js'
-import { Problem } from '../problem.js'
+import { problem } from '../error-catalogue.js'
 import { actorOf, fingerprint } from './common.js'
 
 /** The 201 answer for a new resource, as it is sent and, under an Idempotency-Key, stored. */
@@ -38,7 +38,7 @@ export async function sendCreated (request: FastifyRequest, reply: FastifyReply,
       { scope: `${actorOf(request)} POST ${options.collection}`, key, fingerprint: fingerprint(options.version, request.body) },
       options.create)
     if (outcome.outcome === 'mismatch') {
-      throw new Problem(422, { detail: 'This Idempotency-Key was already used with another request body.', code: 'IdempotencyKeyReused' })
+      throw problem('IdempotencyKeyReused')
     }
     if (outcome.outcome === 'replayed') reply.header('idempotent-replayed', 'true')
     response = outcome.response
