@@ -30,7 +30,6 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }, async (request, reply) => {
       const vagaId = request.params.id
-      if (!await vagas.exists(vagaId)) throw notFound()
       const { status, q, ...query } = request.query
       return await collectionPage({
         version,
@@ -42,7 +41,12 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         query,
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
-        list: listRequest => candidatos.list(listRequest),
+        // A page with candidatos shows the vaga exists: only an empty one needs to ask.
+        list: async listRequest => {
+          const page = await candidatos.list(listRequest)
+          if (page.items.length === 0 && !await vagas.exists(vagaId)) throw notFound()
+          return page
+        },
         represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request)),
         validator: (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga),
         reply

@@ -81,14 +81,15 @@ export function pageResponses<T extends TSchema> (paging: Paging, item: T) {
 }
 
 /**
- * A weak ETag of a page: what its body is made of, the items by their own validators (which move
- * with every change that shows in their representation), the total, the links and the version.
+ * A weak ETag of a page: what its body is made of, each item by its id and its own validator (the
+ * validator moves with every change to the item, the id tells a new item from a deleted one at the
+ * same versao), in order, then the total, the links and the version.
  */
-export function pageEtag (version: string, itemValidators: string[], total: number | undefined, links: Link[]): string {
+export function pageEtag (version: string, items: Array<{ id: string, validator: string }>, total: number | undefined, links: Link[]): string {
   const hash = createHash('sha1').update(version).update('\n').update(String(total ?? '')).update('\n')
   for (const link of links) hash.update(link.href).update(' ')
   hash.update('\n')
-  for (const validator of itemValidators) hash.update(validator).update(' ')
+  for (const item of items) hash.update(item.id).update(':').update(item.validator).update(' ')
   return `W/"${hash.digest('base64url')}"`
 }
 
@@ -144,7 +145,7 @@ export async function collectionPage<F extends string, Filter extends Record<str
     if (result.next !== undefined) links.push({ rel: 'next', href: link({ offset: offset + limit }), method: 'GET' })
     if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - limit) }), method: 'GET' })
     const total = result.total ?? 0
-    if (validated(options.reply, pageEtag(options.version, result.items.map(options.validator), total, links))) return options.reply.code(304).send()
+    if (validated(options.reply, pageEtag(options.version, result.items.map(item => ({ id: item.id, validator: options.validator(item) })), total, links))) return options.reply.code(304).send()
     return { items: result.items.map(options.represent), total, offset, limit, links }
   }
 
@@ -159,6 +160,6 @@ export async function collectionPage<F extends string, Filter extends Record<str
   }
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
-  if (validated(options.reply, pageEtag(options.version, result.items.map(options.validator), undefined, links))) return options.reply.code(304).send()
+  if (validated(options.reply, pageEtag(options.version, result.items.map(item => ({ id: item.id, validator: options.validator(item) })), undefined, links))) return options.reply.code(304).send()
   return { items: result.items.map(options.represent), limit, links }
 }
