@@ -82,8 +82,12 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
   health.register('configuration', () => 'Healthy', { tags: ['ready', 'startup'] })
 
   fastify.addHook('onReady', async () => { scheduler.start() })
-  // Closing stops the background work only; shutdown itself began earlier, in the process (src/server.ts).
-  fastify.addHook('preClose', async () => { scheduler.stop() })
+  // The process begins shutdown at its signal (src/server.ts), before the drain delay; a close with no
+  // signal (an embedding, a script) still drains: beginning twice changes nothing.
+  fastify.addHook('preClose', async () => {
+    health.beginShutdown()
+    scheduler.stop()
+  })
 }
 
 export default fp(healthPlugin, { name: 'health', fastify: '5.x', dependencies: ['config', 'load-shedding'] })

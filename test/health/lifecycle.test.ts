@@ -109,3 +109,13 @@ t.test('beginShutdown twice on the app: readiness listeners hear NotReady once',
   app.health.beginShutdown()
   t.same(phases, ['NotReady'], 'a second call changes nothing')
 })
+
+t.test('app.close() with no signal still drains: readiness listeners hear NotReady, the lifecycle ends draining', async t => {
+  const app: FastifyInstance = await build(t, { env: FAST })
+  await app.health.lifecycle.reached('serving')
+  const heard: string[] = []
+  app.health.onReadinessChange(status => heard.push(status))
+  await app.close()
+  t.equal(app.health.lifecycle.phase(), 'draining')
+  t.same(heard, ['NotReady'], 'told once, as gRPC health and the connection drain need')
+})
