@@ -6,7 +6,8 @@ import type { VagaStatus } from '../domain/vaga.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
-import { pageOf, pageQuery, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { compiledShapes, type Slot } from './compiled-shapes.js'
+import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { CandidatosTable, Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
@@ -164,16 +165,19 @@ async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
 
 export function createCandidatosRepository (db: Kysely<Schema>) {
   const detailRows = rowsByIds(db, detailQuery(db), 'c.id')
+  const pages = compiledShapes<Row>()
+  const pagesWithTotal = compiledShapes<Row & { total: number }>()
+  const counts = compiledShapes<{ count: number }>()
   return {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
-      const filtered = (query: ReturnType<typeof base>) => {
-        const { status, vagaId, q } = request.filter
-        if (status !== undefined) query = query.where('c.status', '=', status)
-        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', vagaId)
+      const { status, vagaId, q } = request.filter
+      const filtered = (query: ReturnType<typeof base>, slot: Slot) => {
+        if (status !== undefined) query = query.where('c.status', '=', slot<CandidatoStatus>('status'))
+        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', slot<string>('vagaId'))
         if (q !== undefined) {
-          const pattern = prefixPattern(q)
+          const pattern = slot<string>('pattern')
           query = query.where(eb => eb.or([
             eb(sql<string>`lower(c.nome)`, 'like', pattern),
             eb(sql<string>`lower(c.email)`, 'like', pattern)
@@ -181,11 +185,20 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         }
         return query
       }
-      const query = pageQuery(filtered(base(db)), request, SORT_COLUMNS, 'c.id')
       const page = request.page
-      if (page.kind !== 'offset') return pageOf(request, (await query.execute()).map(toRecord), undefined)
-      const rows = await query.select(TOTAL).execute()
-      const count = async () => Number((await filtered(base(db)).clearSelect().select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count)
+      const filters = `${status === undefined ? '' : 's'}${vagaId === undefined ? '' : 'v'}${q === undefined ? '' : 'q'}`
+      const shape = `${filters};${pageShape(request)}`
+      const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
+      if (page.kind !== 'offset') {
+        const statement = pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot), values)
+        return pageOf(request, (await db.executeQuery(statement)).rows.map(toRecord), undefined)
+      }
+      const statement = pagesWithTotal(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot).select(TOTAL), values)
+      const { rows } = await db.executeQuery(statement)
+      const count = async () => {
+        const statement = counts(filters, slot => filtered(base(db), slot).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
+        return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)
+      }
       return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
     },
 
