@@ -3,6 +3,7 @@ import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Candidato, CandidatoFields, CandidatoStatus } from '../domain/candidato.js'
 import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type Move, type Refusal } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
+import type { Instant } from '../domain/instant.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
@@ -16,7 +17,7 @@ export interface VagaSummary {
   titulo: string
   status: VagaStatus
   versao: number
-  atualizadoEm: Date
+  atualizadoEm: Instant
 }
 
 export interface CandidatoRecord extends Candidato {
@@ -34,7 +35,7 @@ export interface HistoricoEntry {
   vagaId: string | null
   /** Who acted (the caller's Principal.actor); `ator` is the API's word for it. */
   ator: string
-  em: Date
+  em: Instant
 }
 
 export interface CandidatoDetail extends CandidatoRecord {
@@ -125,7 +126,7 @@ function detailQuery (db: Executor) {
     ).as('historico'))
 }
 
-type DetailRow = Row & { historico: Array<{ acao: CandidatoAction, metodo: ActionMethod, status_anterior: CandidatoStatus, status_novo: CandidatoStatus, vaga_anterior_id: string | null, vaga_id: string | null, ator: string, em: Date | string }> }
+type DetailRow = Row & { historico: Array<{ acao: CandidatoAction, metodo: ActionMethod, status_anterior: CandidatoStatus, status_novo: CandidatoStatus, vaga_anterior_id: string | null, vaga_id: string | null, ator: string, em: string }> }
 
 function toDetail (row: DetailRow): CandidatoDetail {
   return {
@@ -138,7 +139,8 @@ function toDetail (row: DetailRow): CandidatoDetail {
       vagaAnteriorId: entry.vaga_anterior_id,
       vagaId: entry.vaga_id,
       ator: entry.ator,
-      em: new Date(entry.em)
+      // json_agg writes timestamps in its own form (`2026-05-04T13:45:12.34+00:00`).
+      em: new Date(entry.em).toISOString()
     }))
   }
 }
@@ -266,7 +268,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
           ator: request.actor
         }
         // The change and its history entry in one statement; what they wrote comes back with it.
-        const { rows: [written] } = await sql<{ atualizado_em: Date, versao: number, em: Date }>`with moved as (update candidatos set status = ${next.status}, vaga_id = ${next.vagaId}, transferido_de = ${next.transferidoDe}, atualizado_em = now(), versao = versao + 1 where id = ${id} and status = ${current.status} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${id}, ${entry.acao}, ${entry.metodo}, ${entry.statusAnterior}, ${entry.status}, ${entry.vagaAnteriorId}, ${entry.vagaId}, ${entry.ator}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.execute(trx)
+        const { rows: [written] } = await sql<{ atualizado_em: Instant, versao: number, em: Instant }>`with moved as (update candidatos set status = ${next.status}, vaga_id = ${next.vagaId}, transferido_de = ${next.transferidoDe}, atualizado_em = now(), versao = versao + 1 where id = ${id} and status = ${current.status} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${id}, ${entry.acao}, ${entry.metodo}, ${entry.statusAnterior}, ${entry.status}, ${entry.vagaAnteriorId}, ${entry.vagaId}, ${entry.ator}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.execute(trx)
         if (written === undefined) throw new Error(`candidato ${id} changed under its lock`)
         // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
         const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined

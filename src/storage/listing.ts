@@ -9,7 +9,7 @@ export interface SortKey<F extends string = string> {
   direction: SortDirection
 }
 
-/** Where the previous page ended: the sort values of its last item, then its id. */
+/** Where the previous page ended: the sort values of its last item (text, or a timestamp as its Instant), then its id. */
 export interface Position {
   values: unknown[]
   id: string
@@ -45,11 +45,6 @@ export type ColumnKind = 'text' | 'timestamp'
 export interface SortColumn {
   column: string
   kind: ColumnKind
-}
-
-/** The value of a sort column as it travels in a cursor: text as is, timestamps as ISO strings. */
-export function positionValue (value: unknown): unknown {
-  return value instanceof Date ? value.toISOString() : value
 }
 
 function decode (value: unknown, kind: ColumnKind): string | Date {
@@ -160,6 +155,6 @@ export function pageOf<F extends string, T extends { id: string } & Record<F, un
   return {
     items,
     ...(total !== undefined && { total }),
-    ...(more && { next: { values: request.sort.map(key => positionValue(last[key.field])), id: last.id } })
+    ...(more && { next: { values: request.sort.map(key => last[key.field]), id: last.id } })
   }
 }

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { allowedMoves, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
 import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
+import type { Instant } from '../../domain/instant.js'
 import { Problem } from '../problem.js'
 import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
@@ -80,7 +81,7 @@ export function candidatoLinks (candidato: CandidatoRecord, href: (path: string)
 
 function historico (candidato: CandidatoRecord | CandidatoDetail) {
   if (!('historico' in candidato)) return {}
-  return { historico: candidato.historico.map(entry => ({ ...entry, em: entry.em.toISOString() })) }
+  return { historico: candidato.historico }
 }
 
 export function candidatoV1 (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string): CandidatoV1Body {
@@ -91,8 +92,8 @@ export function candidatoV1 (candidato: CandidatoRecord | CandidatoDetail, href:
     status: candidato.status,
     vagaId: candidato.vagaId,
     transferidoDe: candidato.transferidoDe,
-    criadoEm: candidato.criadoEm.toISOString(),
-    atualizadoEm: candidato.atualizadoEm.toISOString(),
+    criadoEm: candidato.criadoEm,
+    atualizadoEm: candidato.atualizadoEm,
     ...historico(candidato),
     links: candidatoLinks(candidato, href)
   }
@@ -107,8 +108,8 @@ export function candidatoV2 (candidato: CandidatoRecord | CandidatoDetail, href:
     status: candidato.status,
     vaga: vaga === null ? null : { id: vaga.id, titulo: vaga.titulo, status: vaga.status },
     transferidoDe: candidato.transferidoDe,
-    criadoEm: candidato.criadoEm.toISOString(),
-    atualizadoEm: candidato.atualizadoEm.toISOString(),
+    criadoEm: candidato.criadoEm,
+    atualizadoEm: candidato.atualizadoEm,
     ...historico(candidato),
     links: candidatoLinks(candidato, href)
   }
@@ -124,7 +125,7 @@ export function candidatoEtag (candidato: CandidatoRecord, version: string): str
 }
 
 /** v2 shows the vaga's title and status: the later of the two changes is when the representation changed. */
-export function candidatoLastModified (candidato: CandidatoRecord, version: string): Date {
+export function candidatoLastModified (candidato: CandidatoRecord, version: string): Instant {
   const vagaChange = candidato.vaga?.atualizadoEm
   return version !== '1.0' && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
 }

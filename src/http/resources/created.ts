@@ -4,13 +4,15 @@ import type { Kysely, Transaction } from 'kysely'
 import type { IdempotencyRepository, StoredResponse } from '../../storage/idempotency-repository.js'
 import type { Schema } from '../../storage/schema.js'
 import { Problem } from '../problem.js'
+import { httpDate } from '../http-date.js'
+import type { Instant } from '../../domain/instant.js'
 import { actorOf, fingerprint } from './common.js'
 
 /** The 201 answer for a new resource, as it is sent and, under an Idempotency-Key, stored. */
-export function createdResponse (location: string, etag: string, lastModified: Date, representation: unknown): StoredResponse {
+export function createdResponse (location: string, etag: string, lastModified: Date | Instant, representation: unknown): StoredResponse {
   return {
     statusCode: 201,
-    headers: { location, etag, 'last-modified': lastModified.toUTCString() },
+    headers: { location, etag, 'last-modified': httpDate(lastModified) },
     body: JSON.stringify(representation)
   }
 }
