@@ -1,6 +1,19 @@
 import neostandard from 'neostandard'
 
-export default neostandard({
-  ts: true,
-  ignores: ['dist/**', 'node_modules/**', '.data/**', '.tap/**', 'coverage/**', 'clients/typescript/src/generated/**']
-})
+export default [
+  ...neostandard({
+    ts: true,
+    ignores: ['dist/**', 'node_modules/**', '.data/**', '.tap/**', 'coverage/**', 'clients/typescript/src/generated/**']
+  }),
+  {
+    // A problem's status, title, detail and headers are the catalogue's to decide: everyone else calls problem(code).
+    files: ['src/**/*.ts', 'plugins/**/*.ts', 'routes/**/*.ts'],
+    ignores: ['src/http/error-catalogue.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: "NewExpression[callee.name='Problem']",
+        message: 'Make problems with problem(code) from src/http/error-catalogue.ts.'
+      }]
+    }
+  }
+]

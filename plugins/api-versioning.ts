@@ -2,12 +2,13 @@ import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { exactJsonParser } from '../src/http/json-body.js'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
 import { routePolicy } from '../src/http/route-policy.js'
 import { versionedHref } from '../src/versioning/href.js'
 import { isApiPath, routeVersions } from '../src/versioning/route-versions.js'
 import { selectionOf } from '../src/versioning/routing.js'
+import type { AppOptions } from '../src/app.js'
 import { buildVersionTable, type ApiVersion, type ApiVersionTable } from '../src/versioning/versions.js'
 
 declare module 'fastify' {
@@ -79,8 +80,8 @@ function deprecationHeaders (version: ApiVersion, current: ApiVersion): Record<s
 
 const VARY = 'Accept, x-api-version'
 
-async function apiVersioning (fastify: FastifyInstance): Promise<void> {
-  const table = buildVersionTable(fastify.config)
+async function apiVersioning (fastify: FastifyInstance, opts: Pick<AppOptions, 'versionRows'>): Promise<void> {
+  const table = buildVersionTable(fastify.config, opts.versionRows)
   const vendorName = fastify.config.API_VENDOR_NAME
   const routes = createVersionedRouteTable()
   const deprecation = new Map(table.versions.map(v => [v.version, deprecationHeaders(v, table.current)]))
@@ -134,8 +135,7 @@ async function apiVersioning (fastify: FastifyInstance): Promise<void> {
     if (served === undefined || served === 'neutral') return done()
     if (selection.problem !== undefined) return done(selection.problem)
     const available = [...served].sort()
-    done(new Problem(400, {
-      code: 'UnsupportedApiVersion',
+    done(problem('UnsupportedApiVersion', {
       detail: `${request.method} ${pathOf(request.originalUrl)} is not available in API version ${selection.version!.version}; it is available in ${available.join(', ')}.`,
       requestedVersion: selection.version!.version,
       supportedVersions: available

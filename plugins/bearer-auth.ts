@@ -10,7 +10,7 @@ import { securityOf } from '../src/auth/openapi-security.js'
 import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
 import { extractToken, mayCarryToken, type TokenSource } from '../src/auth/token-extraction.js'
 import { tokenTransportIsSafe } from '../src/auth/transport.js'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { routePolicy } from '../src/http/route-policy.js'
 // Brings in the `security` member of route schemas.
 import type {} from '@fastify/swagger'
@@ -41,7 +41,7 @@ function problemFor (error: unknown, settings: ChallengeSettings): unknown {
   if (error instanceof InvalidAuthRequestError) return invalidRequestProblem(settings, error.message)
   if (error instanceof InvalidTokenError) return invalidTokenProblem(settings, error.reason)
   if (error instanceof TokenCheckUnavailableError) {
-    return new Problem(503, { detail: 'The access token cannot be checked right now; try again shortly.', code: 'TokenCheckUnavailable', headers: { 'retry-after': '5' } })
+    return problem('TokenCheckUnavailable')
   }
   return error
 }

@@ -2,15 +2,12 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createHealthRegistry, type CheckOptions, type CheckResult, type HealthCheck, type ProbeTag } from '../src/health/registry.js'
 import { createLifecycle, type Lifecycle } from '../src/health/lifecycle.js'
-import { httpStatusOf, worstOf, type HealthStatus } from '../src/health/status.js'
+import { createReadiness, type ProbeResult, type ReadinessListener } from '../src/health/readiness.js'
+import { createScheduler } from '../src/health/scheduler.js'
+import { livenessOf, type LivenessResult } from '../src/health/liveness.js'
+import type { HealthStatus } from '../src/health/status.js'
 
-export interface ProbeResult {
-  status: HealthStatus
-  /** Each check's own status by name (a failing non-critical check degrades `status` only). */
-  checks: Record<string, HealthStatus>
-}
-
-export type ReadinessListener = (status: HealthStatus) => void
+export type { ProbeResult, ReadinessListener }
 
 export interface Health {
   /** Adds a check; `tags` say which probes include it (default `ready` and `deep`). */
@@ -30,10 +27,13 @@ export interface Health {
   /** booting -> started -> serving -> draining: what the probes, admission and shutdown read. */
   lifecycle: Pick<Lifecycle, 'phase' | 'entered' | 'reached'>
   /** The process alone: is its event loop responsive? */
-  liveness: () => ProbeResult & { eventLoopDelayMs: number }
+  liveness: () => LivenessResult
   /** Runs the ready and startup checks now (the background refresh does this on an interval). */
   refresh: () => Promise<void>
-  /** Readiness turns NotReady at once and stays so: the first step of a graceful shutdown. */
+  /**
+   * Enters `draining`: readiness turns NotReady at once and stays so. The process's shutdown
+   * (src/server.ts) calls it, before its drain delay; a second call changes nothing.
+   */
   beginShutdown: () => void
   onReadinessChange: (listener: ReadinessListener) => void
   onResult: (listener: (result: CheckResult) => void) => void
@@ -48,74 +48,17 @@ declare module 'fastify' {
 /**
  * The health registry: plugins register checks, the probes read them. Ready and startup checks run
  * in the background on an interval, so load balancers polling readiness cost no dependency work.
+ * This file only puts the parts together: registry (src/health/registry.ts), lifecycle, readiness
+ * and startup, the background scheduler and liveness each live in their own module.
  */
 async function healthPlugin (fastify: FastifyInstance): Promise<void> {
   const config = fastify.config
   const log = fastify.log.child({ component: 'health' })
   const registry = createHealthRegistry({ timeout: config.HEALTH_CHECK_TIMEOUT_MS, cacheTtl: config.HEALTH_CACHE_TTL_MS }, log)
-  const interval = config.HEALTH_REFRESH_INTERVAL_MS
-
-  const lifecycle = createLifecycle(phase => { log.info({ phase }, `lifecycle: ${phase}`) })
-  let closed = false
-  let timer: NodeJS.Timeout | undefined
-  let lastReadiness: HealthStatus | undefined
-  const readinessListeners: ReadinessListener[] = []
-
-  function backgroundNames (): string[] {
-    return [...new Set([...registry.names('ready'), ...registry.names('startup')])]
-  }
-
-  // A background result older than a few refresh rounds means the refresh itself is stuck.
-  function currentStatus (name: string): { own: HealthStatus, effective: HealthStatus } {
-    const result = registry.latest(name)
-    if (result === undefined) return { own: 'Starting', effective: 'Starting' }
-    const staleAfter = 3 * Math.max(interval, registry.cacheTtlOf(name)) + registry.timeoutOf(name)
-    if (Date.now() - result.checkedAt > staleAfter) return { own: 'Unknown', effective: 'Unknown' }
-    return { own: result.status, effective: result.effectiveStatus }
-  }
-
-  function readiness (): ProbeResult {
-    const checks: Record<string, HealthStatus> = {}
-    const phase = lifecycle.phase()
-    const weights: HealthStatus[] = [phase === 'booting' || phase === 'draining' ? 'NotReady' : 'Healthy']
-    for (const name of registry.names('ready')) {
-      const { own, effective } = currentStatus(name)
-      checks[name] = own
-      weights.push(effective)
-    }
-    return { status: worstOf(weights), checks }
-  }
-
-  function announceReadiness (): void {
-    const status = readiness().status
-    if (status === lastReadiness) return
-    lastReadiness = status
-    // Business routes take work from the first moment readiness answers 200.
-    if (httpStatusOf(status) === 200) lifecycle.advance('serving')
-    for (const listener of readinessListeners) listener(status)
-  }
-
-  // Startup is the boot phase only: a dependency that is down keeps readiness 503, never startup.
-  function updateStartup (): void {
-    if (lifecycle.entered('started')) return
-    const pending = registry.names('startup').filter(name => registry.latest(name)?.status !== 'Healthy')
-    if (pending.length === 0) lifecycle.advance('started')
-  }
-
-  async function refresh (): Promise<void> {
-    const runs = Promise.all(backgroundNames().map(name => registry.run(name)))
-    // The startup checks share the runs above (single flight); boot ends without waiting for a dependency.
-    await Promise.all(registry.names('startup').map(name => registry.run(name)))
-    updateStartup()
-    await runs
-    announceReadiness()
-  }
-
-  function schedule (): void {
-    if (closed) return
-    timer = setTimeout(() => { refresh().finally(schedule).catch(() => {}) }, interval)
-    timer.unref()
-  }
+  const lifecycle = createLifecycle()
+  lifecycle.onEnter(phase => { log.info({ phase }, `lifecycle: ${phase}`) })
+  const readiness = createReadiness(registry, lifecycle, config.HEALTH_REFRESH_INTERVAL_MS)
+  const scheduler = createScheduler(readiness.refresh, config.HEALTH_REFRESH_INTERVAL_MS)
 
   const health: Health = {
     register: registry.register,
@@ -124,21 +67,13 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
     run: registry.run,
     latest: registry.latest,
     runAll: names => Promise.all((names ?? registry.names()).map(name => registry.run(name))),
-    readiness,
-    startup: () => lifecycle.entered('started') ? 'Healthy' : 'Starting',
+    readiness: readiness.readiness,
+    startup: readiness.startup,
     lifecycle,
-    liveness () {
-      const eventLoopDelayMs = Math.round(fastify.memoryUsage().eventLoopDelay)
-      const eventLoop: HealthStatus = eventLoopDelayMs > config.LIVENESS_MAX_EVENT_LOOP_DELAY_MS ? 'Unhealthy' : 'Healthy'
-      return { status: eventLoop, checks: { 'event-loop': eventLoop }, eventLoopDelayMs }
-    },
-    refresh,
-    beginShutdown () {
-      if (lifecycle.phase() === 'draining') return
-      lifecycle.advance('draining')
-      announceReadiness()
-    },
-    onReadinessChange: listener => { readinessListeners.push(listener) },
+    liveness: () => livenessOf(fastify.memoryUsage().eventLoopDelay, config.LIVENESS_MAX_EVENT_LOOP_DELAY_MS),
+    refresh: readiness.refresh,
+    beginShutdown: () => { lifecycle.advance('draining') },
+    onReadinessChange: readiness.onChange,
     onResult: registry.onResult
   }
   fastify.decorate('health', health)
@@ -146,14 +81,9 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
   // The settings were validated before the app was built: being here means they are loaded.
   health.register('configuration', () => 'Healthy', { tags: ['ready', 'startup'] })
 
-  fastify.addHook('onReady', async () => {
-    refresh().finally(schedule).catch(() => {})
-  })
-  fastify.addHook('preClose', async () => {
-    health.beginShutdown()
-    closed = true
-    clearTimeout(timer)
-  })
+  fastify.addHook('onReady', async () => { scheduler.start() })
+  // Closing stops the background work only; shutdown itself began earlier, in the process (src/server.ts).
+  fastify.addHook('preClose', async () => { scheduler.stop() })
 }
 
 export default fp(healthPlugin, { name: 'health', fastify: '5.x', dependencies: ['config', 'load-shedding'] })

@@ -3,7 +3,8 @@ import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { httpDateNow } from '../src/http/http-date.js'
 import { NO_STORE_HEADERS } from '../src/http/no-store.js'
-import { Problem } from '../src/http/problem.js'
+import { type Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
 import { routePolicy } from '../src/http/route-policy.js'
 import { canonicalPath, uriRuleViolation } from '../src/http/uri-rules.js'
@@ -90,7 +91,7 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
   // bare 400 of its own (its requireHostHeader option is off, see src/server-options.ts).
   fastify.addHook('onRequest', function requireHost (request: FastifyRequest, _reply: FastifyReply, done: (error?: Problem) => void) {
     if ((request.headers.host ?? '') === '' && request.raw.httpVersion !== '1.0') {
-      done(new Problem(400, { detail: 'An HTTP/1.1 request must carry a Host header.', code: 'MissingHost' }))
+      done(problem('MissingHost'))
       return
     }
     done()
@@ -115,9 +116,8 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
       if (request.method === 'OPTIONS') {
         return reply.code(200).header('allow', allowHeader(methods)).header('content-length', '0').send()
       }
-      throw new Problem(405, {
+      throw problem('MethodNotAllowed', {
         detail: `${request.method} is not supported here; the methods are listed in Allow.`,
-        code: 'MethodNotAllowed',
         headers: { allow: allowHeader(methods) }
       })
     }
@@ -129,7 +129,7 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
       const query = request.originalUrl.slice(sent.length)
       return reply.code(301).header('location', canonicalPath(sent) + query).send()
     }
-    throw new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
+    throw problem('NotFound')
   }
   fastify.setNotFoundHandler(notFound)
   fastify.decorate('answerUnrouted', notFound)

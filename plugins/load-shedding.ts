@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import underPressure, { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION, TYPE_HEAP_USED_BYTES, TYPE_RSS_BYTES } from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
 import { routePolicy } from '../src/http/route-policy.js'
 
@@ -16,11 +16,7 @@ const SAMPLE_INTERVAL_MS = 1000
  */
 async function loadShedding (fastify: FastifyInstance): Promise<void> {
   const config = fastify.config
-  const overloaded = new Problem(503, {
-    detail: 'The service is overloaded; try again shortly.',
-    code: 'Overloaded',
-    headers: { 'retry-after': String(config.SHED_RETRY_AFTER_SECONDS) }
-  })
+  const overloaded = problem('Overloaded')
   // Not under-pressure's own limits: its one onRequest hook runs on every request (probes and 404s
   // included, before the Host check) and knows nothing of start-up; without limits it only samples.
   await fastify.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS, eventLoopUtilizationMode: 'interval' })

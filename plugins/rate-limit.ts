@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { SharedCounters } from '../src/rate-limit/shared-counters.js'
 
 import { routePolicy } from '../src/http/route-policy.js'
@@ -61,9 +61,8 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     store: storeFor(counters) as never,
     // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
     enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) => new Problem(429, {
-      detail: `Too many requests: at most ${context.max} per ${Math.round(timeWindow / 1000)} s; retry after ${Math.ceil(context.ttl / 1000)} s.`,
-      code: 'RateLimited'
+    errorResponseBuilder: (_request, context) => problem('RateLimited', {
+      detail: `Too many requests: at most ${context.max} per ${Math.round(timeWindow / 1000)} s; retry after ${Math.ceil(context.ttl / 1000)} s.`
     })
   })
 }

@@ -1,14 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createCandidatosRepository, type CandidatosRepository } from '../src/storage/candidatos-repository.js'
-import { createIdempotencyRepository, type IdempotencyRepository } from '../src/storage/idempotency-repository.js'
-import { createVagasRepository, type VagasRepository } from '../src/storage/vagas-repository.js'
-
-export interface Repositories {
-  vagas: VagasRepository
-  candidatos: CandidatosRepository
-  idempotency: IdempotencyRepository
-}
+import { createRepositories, type Repositories } from '../src/storage/repositories.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,18 +12,13 @@ const PURGE_EVERY_MS = 60 * 60 * 1000
 
 /** The recruitment repositories over the service's database, and the hourly purge of old Idempotency-Keys. */
 async function repositoriesPlugin (fastify: FastifyInstance): Promise<void> {
-  const db = fastify.storage.db
-  const repositories: Repositories = {
-    vagas: createVagasRepository(db),
-    candidatos: createCandidatosRepository(db),
-    idempotency: createIdempotencyRepository(db)
-  }
+  const repositories = createRepositories(fastify.storage.db)
   fastify.decorate('repositories', repositories)
 
   const log = fastify.log.child({ component: 'idempotency' })
   const purge = setInterval(() => {
     if (fastify.storage.state() !== 'ready') return
-    repositories.idempotency.purgeExpired().then(
+    repositories.purgeExpiredIdempotencyKeys().then(
       purged => { if (purged > 0) log.info({ purged }, 'expired idempotency keys removed') },
       error => log.warn({ err: error }, 'could not remove expired idempotency keys')
     )

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { routePolicy } from '../src/http/route-policy.js'
 
 declare module 'fastify' {
@@ -9,8 +9,6 @@ declare module 'fastify' {
     untilServing: (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void
   }
 }
-
-const RETRY_AFTER_SECONDS = '5'
 
 function asArray<T> (value: T | T[] | undefined): T[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
@@ -25,11 +23,7 @@ function asArray<T> (value: T | T[] | undefined): T[] {
  */
 async function startingGate (fastify: FastifyInstance): Promise<void> {
   const { lifecycle } = fastify.health
-  const starting = new Problem(503, {
-    detail: 'The service is starting; try again shortly.',
-    code: 'Starting',
-    headers: { 'retry-after': RETRY_AFTER_SECONDS }
-  })
+  const starting = problem('Starting')
   function untilServing (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (lifecycle.entered('serving')) return done()
     reply.sendProblem(starting)

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { logCause } from '../src/health/log-cause.js'
 import { isDatabaseUnavailable } from '../src/storage/errors.js'
 import { createDatabase, type DatabaseKind } from '../src/storage/database.js'
@@ -79,11 +79,7 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
     whenReady: () => ready,
     assertReady () {
       if (state !== 'ready') {
-        throw new Problem(503, {
-          detail: 'The database is not available yet; try again shortly.',
-          code: 'DatabaseUnavailable',
-          headers: { 'retry-after': '5' }
-        })
+        throw problem('DatabaseUnavailable')
       }
     },
     ping,

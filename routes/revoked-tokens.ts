@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { Problem } from '../src/http/problem.js'
+import { problem } from '../src/http/error-catalogue.js'
 import { problemResponse } from '../src/openapi/problems.js'
 
 const Params = Type.Object({ jti: Type.String({ pattern: '^[A-Za-z0-9._~:-]{1,200}$', description: 'The revoked token\'s jti claim' }) })
@@ -34,7 +34,7 @@ const revokedTokens: FastifyPluginAsyncTypebox = async (fastify) => {
       ? Math.floor(Date.now() / 1000) + DEFAULT_TTL_SECONDS
       : Math.floor(Date.parse(request.body.expiresAt) / 1000)
     if (expiresAt * 1000 <= Date.now()) {
-      throw new Problem(400, { detail: 'expiresAt is in the past: that token is already refused as expired.', code: 'AlreadyExpired' })
+      throw problem('AlreadyExpired')
     }
     await denyList.revoke(request.params.jti, expiresAt)
     return { jti: request.params.jti, expiresAt: new Date(expiresAt * 1000).toISOString() }
@@ -50,7 +50,7 @@ const revokedTokens: FastifyPluginAsyncTypebox = async (fastify) => {
       response: { 200: Type.Object({ jti: Type.String() }) }
     }
   }, async (request) => {
-    if (!await denyList.isRevoked(request.params.jti)) throw new Problem(404, { detail: 'This jti is not revoked.', code: 'NotFound' })
+    if (!await denyList.isRevoked(request.params.jti)) throw problem('NotFound', { detail: 'This jti is not revoked.' })
     return { jti: request.params.jti }
   })
 }

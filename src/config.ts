@@ -69,6 +69,9 @@ export const ConfigSchema = Type.Object({
   SHED_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'a byte count, 0 for off' }),
   SHED_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'a byte count, 0 for off' }),
   SHED_RETRY_AFTER_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'seconds from 1 to 3600' }),
+  // Retry-After of every "try again shortly" 503 (Starting, DatabaseUnavailable, Overloaded, HandlerTimeout,
+  // TokenCheckUnavailable, ServiceUnavailable). SHED_RETRY_AFTER_SECONDS, its older name, still sets it.
+  RETRY_AFTER_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'seconds from 1 to 3600' }),
   SHUTDOWN_DRAIN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120000, default: 0, description: 'milliseconds from 0 to 120000' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300000, default: 10000, description: 'milliseconds from 100 to 300000' }),
   // Logs during an outage: refused requests (503 problems) are counted and logged once per interval.
@@ -100,6 +103,11 @@ export const ConfigSchema = Type.Object({
 
 export type Config = Static<typeof ConfigSchema>
 
+/** Settings renamed since: the older name is still read (names are a contract: add, never remove). */
+const OLDER_NAMES: Record<string, string> = {
+  RETRY_AFTER_SECONDS: 'SHED_RETRY_AFTER_SECONDS'
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError'
 }
@@ -110,6 +118,10 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   for (const name of Object.keys(ConfigSchema.properties)) {
     const value = env[name]
     if (value !== undefined && value !== '') raw[name] = value
+  }
+  // A setting's older name still works; the newer name wins when both are given.
+  for (const [newer, older] of Object.entries(OLDER_NAMES)) {
+    if (raw[newer] === undefined && raw[older] !== undefined) raw[newer] = raw[older]
   }
   const config = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
   const error = Value.Errors(ConfigSchema, config).First()

@@ -6,7 +6,7 @@ import { finiteNumberSchemaController } from './http/finite-numbers.js'
 import { frameworkErrors } from './http/framework-errors.js'
 import { requestId } from './http/request-id.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
-import { buildVersionTable } from './versioning/versions.js'
+import { API_VERSION_ROWS, buildVersionTable, type ApiVersionRow } from './versioning/versions.js'
 import { AccessLogController } from './logging/access-log.js'
 import { createChildLoggerFactory } from './logging/request-logger.js'
 import { serializeRequest } from './logging/request-serializer.js'
@@ -27,8 +27,11 @@ function httpOptions (config: Config): ServerOptions {
   }
 }
 
-/** The Fastify options shared by the server process and the tests. */
-export function serverOptions (config: Config): FastifyServerOptions & { http: ServerOptions } {
+/**
+ * The Fastify options shared by the server process and the tests. The router learns the API versions
+ * from `versionRows`: the same rows the app is registered with (AppOptions.versionRows).
+ */
+export function serverOptions (config: Config, versionRows: readonly ApiVersionRow[] = API_VERSION_ROWS): FastifyServerOptions & { http: ServerOptions } {
   return {
     logger: {
       level: config.LOG_LEVEL,
@@ -63,7 +66,7 @@ export function serverOptions (config: Config): FastifyServerOptions & { http: S
     // API versions: `/api/v2/x` reaches the route declared at `/api/x`, with version 2.0.
     rewriteUrl: rewriteVersionedUrl,
     // find-my-way compiles the route tree into one lookup function once the routes are known.
-    routerOptions: { compile: true, constraints: { apiVersion: apiVersionStrategy(buildVersionTable(config), config.API_VENDOR_NAME) } },
+    routerOptions: { compile: true, constraints: { apiVersion: apiVersionStrategy(buildVersionTable(config, versionRows), config.API_VENDOR_NAME) } },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
     // `?limit=Infinity` passes Ajv's integer and range checks: every validator also refuses non-finite numbers.
     schemaController: finiteNumberSchemaController()

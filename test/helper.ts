@@ -5,6 +5,7 @@ import app from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import { serverOptions } from '../src/server-options.js'
 import { setRoutePolicyDefaults } from '../src/http/route-policy.js'
+import type { ApiVersionRow } from '../src/versioning/versions.js'
 import { freshDataDir } from './support/pglite-template.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
@@ -20,6 +21,8 @@ export interface BuildOptions {
    */
   extraRoutes?: (app: FastifyInstance) => void
   guardExtraRoutes?: boolean
+  /** The API version table, when not the service's own: a build that serves an extra version. */
+  versionRows?: readonly ApiVersionRow[]
   /** Where the app's log lines go (JSON, one per line), for tests that read the log. */
   logStream?: { write: (line: string) => void }
 }
@@ -92,11 +95,11 @@ export function uniqueRedisPrefix (name: string): string {
 /** Builds the whole app with explicit settings and closes it when the test ends. */
 export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
   const config = testConfig({ DATA_DIR: await freshDataDir(t), ...options.env })
-  const base = serverOptions(config)
+  const base = serverOptions(config, options.versionRows)
   const fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
   t.teardown(() => fastify.close())
   options.beforeApp?.(fastify)
-  await fastify.register(fp(app), { config })
+  await fastify.register(fp(app), { config, versionRows: options.versionRows })
   if (options.extraRoutes !== undefined) {
     await fastify.register(async scope => {
       // A test's own routes are about another concern: public unless they declare scopes or say otherwise.

@@ -6,20 +6,21 @@ const Link = Type.Object({
   href: Type.String({ description: 'URI to follow' })
 })
 
-const VersionInfo = Type.Object({
-  version: Type.String({ description: 'The version label, `major.minor`', examples: ['1.0'] }),
-  group: Type.String({ description: 'The group name used in URLs: `/api/{group}/...`', examples: ['v1'] }),
-  status: Type.Union([Type.Literal('supported'), Type.Literal('deprecated')]),
-  isDefault: Type.Boolean({ description: 'Served when a request names no version' }),
-  deprecationDate: Type.Optional(Type.String({ format: 'date-time' })),
-  sunsetDate: Type.Optional(Type.String({ format: 'date-time', description: 'After this date the version may stop answering' })),
-  links: Type.Array(Link)
-})
-
-const VersionList = Type.Object({ versions: Type.Array(VersionInfo) })
-
 /** GET /api/versions: the version table, with where each version is described. */
 const versions: FastifyPluginAsyncTypebox = async (fastify) => {
+  // The examples name the version a request without one is served: the table's default.
+  const example = fastify.apiVersions.defaultVersion
+  const VersionInfo = Type.Object({
+    version: Type.String({ description: 'The version label, `major.minor`', examples: [example.version] }),
+    group: Type.String({ description: 'The group name used in URLs: `/api/{group}/...`', examples: [example.group] }),
+    status: Type.Union([Type.Literal('supported'), Type.Literal('deprecated')]),
+    isDefault: Type.Boolean({ description: 'Served when a request names no version' }),
+    deprecationDate: Type.Optional(Type.String({ format: 'date-time' })),
+    sunsetDate: Type.Optional(Type.String({ format: 'date-time', description: 'After this date the version may stop answering' })),
+    links: Type.Array(Link)
+  })
+  const VersionList = Type.Object({ versions: Type.Array(VersionInfo) })
+
   const body = {
     versions: fastify.apiVersions.versions.map(v => ({
       version: v.version,

@@ -4,7 +4,7 @@ import type { CheckResult } from '../../src/health/registry.js'
 import { healthRouteSchema } from '../../src/health/route-schema.js'
 import { DeepResult, DependenciesResult, DependencyResult } from '../../src/health/schemas.js'
 import { httpStatusOf, worstOf } from '../../src/health/status.js'
-import { Problem } from '../../src/http/problem.js'
+import { problem } from '../../src/http/error-catalogue.js'
 
 // Detail endpoints are not polled by balancers: they keep the request histogram.
 const PROTECTED = { logLevel: 'warn', config: { shed: false, rateLimit: false, scopes: ['health:read'] } } as const
@@ -63,7 +63,7 @@ const dependencies: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { name } = request.params
-    if (!health.has(name)) throw new Problem(404, { detail: `No dependency is named ${name}.`, code: 'NotFound' })
+    if (!health.has(name)) throw problem('NotFound', { detail: `No dependency is named ${name}.` })
     const result = await health.run(name)
     return reply.code(httpStatusOf(result.status)).send(dependency(result))
   })

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { Problem } from '../../src/http/problem.js'
+import { problem } from '../../src/http/error-catalogue.js'
 import { problemResponse } from '../../src/openapi/problems.js'
 
 const HeartbeatMessage = Type.Object({
@@ -32,10 +32,7 @@ const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
     const sentAt = Date.parse(timestamp)
     const now = Date.now()
     if (sentAt - now > config.HEARTBEAT_MAX_SKEW_MS) {
-      throw new Problem(400, {
-        detail: `The timestamp is further in the future than the allowed clock skew of ${config.HEARTBEAT_MAX_SKEW_MS} ms.`,
-        code: 'TimestampInFuture'
-      })
+      throw problem('TimestampInFuture', { detail: `The timestamp is further in the future than the allowed clock skew of ${config.HEARTBEAT_MAX_SKEW_MS} ms.` })
     }
     await fastify.heartbeats.record({ service, instanceId, status, timestamp, receivedAt: now, intervalMs: intervalMs ?? config.HEARTBEAT_INTERVAL_MS })
     return reply.code(204).send(null)

@@ -1,4 +1,5 @@
-import { Problem } from '../http/problem.js'
+import { type Problem } from '../http/problem.js'
+import { problem } from '../http/error-catalogue.js'
 import { INVALID_TOKEN_DESCRIPTIONS, type InvalidTokenReason } from './errors.js'
 
 export interface ChallengeSettings {
@@ -23,35 +24,30 @@ export function bearerChallenge (settings: ChallengeSettings, attributes: Array<
 
 /** No credentials, or credentials of another scheme: 401 with no error attribute (RFC 6750 section 3.1). */
 export function missingTokenProblem (settings: ChallengeSettings): Problem {
-  return new Problem(401, {
-    detail: 'This resource needs a bearer access token in the Authorization header.',
-    code: 'TokenRequired',
+  return problem('TokenRequired', {
     headers: { 'www-authenticate': bearerChallenge(settings, [], true) }
   })
 }
 
 export function invalidRequestProblem (settings: ChallengeSettings, description: string): Problem {
-  return new Problem(400, {
+  return problem('InvalidAuthRequest', {
     detail: description,
-    code: 'InvalidAuthRequest',
     headers: { 'www-authenticate': bearerChallenge(settings, [['error', 'invalid_request'], ['error_description', description]], false) }
   })
 }
 
 export function invalidTokenProblem (settings: ChallengeSettings, reason: InvalidTokenReason): Problem {
   const description = INVALID_TOKEN_DESCRIPTIONS[reason]
-  return new Problem(401, {
+  return problem('InvalidToken', {
     detail: `${description}.`,
-    code: 'InvalidToken',
     headers: { 'www-authenticate': bearerChallenge(settings, [['error', 'invalid_token'], ['error_description', description]], true) }
   })
 }
 
 export function insufficientScopeProblem (settings: ChallengeSettings, required: readonly string[]): Problem {
   const scope = required.join(' ')
-  return new Problem(403, {
+  return problem('InsufficientScope', {
     detail: `The access token lacks a scope this resource needs: ${scope}.`,
-    code: 'InsufficientScope',
     requiredScopes: [...required],
     headers: { 'www-authenticate': bearerChallenge(settings, [['error', 'insufficient_scope'], ['scope', scope]], false) }
   })

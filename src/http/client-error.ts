@@ -3,7 +3,8 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { NO_STORE_HEADERS } from './no-store.js'
-import { Problem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.js'
+import { type Problem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.js'
+import { problem } from './error-catalogue.js'
 
 // Written by hand on the socket: the headers every other answer gets from the http-conventions plugin.
 const NO_STORE_LINES = Object.entries(NO_STORE_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')
@@ -11,12 +12,12 @@ const NO_STORE_LINES = Object.entries(NO_STORE_HEADERS).map(([name, value]) => `
 // Node's parser refuses these before Fastify sees a request; the answer is still a problem document.
 function problemFor (code: string | undefined): Problem {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new Problem(408, { detail: 'The request was not received in time.', code: 'RequestTimeout' })
+    return problem('RequestTimeout')
   }
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return new Problem(431, { detail: 'The request headers are larger than this service accepts.', code: 'HeadersTooLarge' })
+    return problem('HeadersTooLarge')
   }
-  return new Problem(400, { detail: 'The request is not valid HTTP.', code: 'MalformedRequest' })
+  return problem('MalformedRequest')
 }
 
 // `GET /api/v1/vagas?x=1 HTTP/1.1`: the path (printable ASCII, up to a query or fragment) is kept.

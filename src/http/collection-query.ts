@@ -1,7 +1,8 @@
 // Query parameters of collections: the sort expression and the opaque v2 paging cursor.
 import { createHash } from 'node:crypto'
 import type { Position, SortKey } from '../storage/listing.js'
-import { Problem } from './problem.js'
+import { type Problem } from './problem.js'
+import { problem, type ProblemCode } from './error-catalogue.js'
 
 export const DEFAULT_LIMIT = 20
 export const MAX_LIMIT = 100
@@ -9,8 +10,8 @@ export const MAX_LIMIT = 100
 /** `-criadoEm,nome`: comma-separated fields, `-` for descending. */
 export const SORT_PATTERN = '^-?[A-Za-z]+(,-?[A-Za-z]+){0,4}$'
 
-function invalidQuery (field: string, message: string, code = 'ValidationFailed'): Problem {
-  return new Problem(400, { detail: 'The request querystring is invalid.', code, errors: [{ in: 'querystring', field: `/${field}`, message }] })
+function invalidQuery (field: string, message: string, code: ProblemCode = 'ValidationFailed'): Problem {
+  return problem(code, { detail: 'The request querystring is invalid.', errors: [{ in: 'querystring', field: `/${field}`, message }] })
 }
 
 /** The sort keys of a `sort` parameter; unknown or repeated fields answer 400. */

@@ -1,18 +1,19 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { NO_STORE_HEADERS } from './no-store.js'
-import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from './problem.js'
+import { type Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from './problem.js'
+import { problem } from './error-catalogue.js'
 
 // Fastify's router refuses some URLs before any route, hook or error handler runs; without this
 // option it answers them with its own plain JSON, naming its error codes and echoing the URL.
 export function frameworkProblem (error: Pick<FastifyError, 'code'>): Problem {
   if (error.code === 'FST_ERR_BAD_URL') {
-    return new Problem(400, { detail: 'The URL is not valid: a percent-encoded sequence in its path is malformed or not UTF-8.', code: 'InvalidUrl' })
+    return problem('InvalidUrl')
   }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return new Problem(414, { detail: 'A segment of the URL path is longer than this service accepts.', code: 'UriTooLong' })
+    return problem('UriTooLong')
   }
   // FST_ERR_ASYNC_CONSTRAINT, or a code added by a later Fastify: a failure of ours, not the client's.
-  return new Problem(500, { detail: 'The server failed to answer this request. Quote the requestId when reporting it.', code: 'InternalError' })
+  return problem('InternalError')
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyBodyParser, FastifyInstance } from 'fastify'
-import { Problem } from './problem.js'
+import { type Problem } from './problem.js'
+import { problem } from './error-catalogue.js'
 
 // RFC 8259 section 8.1: JSON text is UTF-8. A lenient decoder would store U+FFFD in place of bad bytes.
 const utf8 = new TextDecoder('utf-8', { fatal: true })
@@ -20,7 +21,7 @@ function hasLoneSurrogate (value: unknown): boolean {
 }
 
 function invalidBody (detail: string): Problem {
-  return new Problem(400, { detail, code: 'InvalidJson' })
+  return problem('InvalidJson', { detail })
 }
 
 /**

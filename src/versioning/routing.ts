@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { ConstraintStrategy, HTTPVersion } from 'find-my-way'
 import { createVersionReader, splitVersionSegment, type VersionSelection } from './version-reader.js'
-import { SUPPORTED_VERSIONS, type ApiVersionTable } from './versions.js'
+import type { ApiVersionTable } from './versions.js'
 
 // Set on the raw request before routing, read by the api-versioning plugin after it.
 const kUrlSegment = Symbol('apiVersion.urlSegment')
@@ -47,15 +47,18 @@ function versionsOf (value: ApiVersionConstraint): readonly string[] {
   return typeof value === 'string' ? [value] : value
 }
 
-/** Checks what a route declares in `constraints.apiVersion`: supported versions, at least one. */
-export function validateApiVersionConstraint (value: unknown): void {
-  const versions = typeof value === 'string' ? [value] : value
-  if (!Array.isArray(versions) || versions.length === 0 || !versions.every(v => typeof v === 'string')) {
-    throw new Error(`constraints.apiVersion must be a version or a non-empty list of versions, got ${JSON.stringify(value)}`)
-  }
-  for (const version of versions) {
-    if (!SUPPORTED_VERSIONS.includes(version)) {
-      throw new Error(`constraints.apiVersion names ${JSON.stringify(version)}; the versions are ${SUPPORTED_VERSIONS.join(', ')}`)
+/** Checks what a route declares in `constraints.apiVersion`: versions of the table, at least one. */
+function apiVersionConstraintCheck (table: ApiVersionTable): (value: unknown) => void {
+  const supported = table.versions.map(v => v.version)
+  return function validate (value) {
+    const versions = typeof value === 'string' ? [value] : value
+    if (!Array.isArray(versions) || versions.length === 0 || !versions.every(v => typeof v === 'string')) {
+      throw new Error(`constraints.apiVersion must be a version or a non-empty list of versions, got ${JSON.stringify(value)}`)
+    }
+    for (const version of versions) {
+      if (!supported.includes(version)) {
+        throw new Error(`constraints.apiVersion names ${JSON.stringify(version)}; the versions are ${supported.join(', ')}`)
+      }
     }
   }
 }
@@ -70,7 +73,7 @@ export function apiVersionStrategy (table: ApiVersionTable, vendorName: string):
   return {
     name: 'apiVersion',
     mustMatchWhenDerived: false,
-    validate: validateApiVersionConstraint,
+    validate: apiVersionConstraintCheck(table),
     storage () {
       // find-my-way keeps, per path, a bit mask of the handlers that accept a value.
       const handlers = new Map<string, number>()

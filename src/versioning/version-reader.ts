@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import { Problem } from '../http/problem.js'
+import { type Problem } from '../http/problem.js'
+import { problem } from '../http/error-catalogue.js'
 import type { ApiVersion, ApiVersionTable } from './versions.js'
 
 /** Where a request named a version, as the problems report it. */
@@ -112,8 +113,7 @@ export function createVersionReader ({ table, vendorName }: VersionReaderOptions
 
     const malformed = names.filter(name => normalizeVersion(name.value) === undefined)
     if (malformed.length > 0) {
-      return refused(new Problem(400, {
-        code: 'InvalidApiVersion',
+      return refused(problem('InvalidApiVersion', {
         detail: `${malformed.map(name => `${quoted(name.value)} (${name.source})`).join(', ')} is not an API version; versions look like 2.0 or 2.`,
         sources: malformed,
         supportedVersions: supported
@@ -122,8 +122,7 @@ export function createVersionReader ({ table, vendorName }: VersionReaderOptions
 
     const distinct = new Set(names.map(name => normalizeVersion(name.value)!))
     if (distinct.size > 1) {
-      return refused(new Problem(400, {
-        code: 'AmbiguousApiVersion',
+      return refused(problem('AmbiguousApiVersion', {
         detail: `The request names different API versions: ${names.map(name => `${normalizeVersion(name.value)} (${name.source})`).join(', ')}; name one.`,
         sources: names.map(name => ({ source: name.source, value: normalizeVersion(name.value) })),
         supportedVersions: supported
@@ -133,8 +132,7 @@ export function createVersionReader ({ table, vendorName }: VersionReaderOptions
     const label = distinct.values().next().value!
     const version = table.byVersion.get(label)
     if (version === undefined) {
-      return refused(new Problem(400, {
-        code: 'UnsupportedApiVersion',
+      return refused(problem('UnsupportedApiVersion', {
         detail: `API version ${label} is not supported; the supported versions are ${supported.join(', ')}.`,
         requestedVersion: label,
         supportedVersions: supported

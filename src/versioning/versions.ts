@@ -1,6 +1,8 @@
 import type { Config } from '../config.js'
 
-// The one table of API versions. Adding 3.0 is adding a row here and the routes that change.
+// The one table of API versions. Adding 3.0 is adding a row here, and to the version profile of each
+// resource whose representation, paging or schema changes (src/http/resources/*-versions.ts); every
+// route is then served in 3.0 too.
 
 export interface ApiVersionRow {
   /** `major.minor` (spec section 9, rule 4). */
@@ -10,6 +12,11 @@ export interface ApiVersionRow {
   /** Deprecation and sunset dates, when the version is deprecated, come from these settings. */
   readonly deprecationSetting?: keyof Config
   readonly sunsetSetting?: keyof Config
+  /**
+   * What this version changes in a resource, by the resource's name, beside what the resource's own
+   * version profile says: for a version declared together with its changes (a build with an extra row).
+   */
+  readonly profiles?: Readonly<Record<string, object>>
 }
 
 export const API_VERSION_ROWS: readonly ApiVersionRow[] = [
@@ -26,6 +33,8 @@ export interface ApiVersion {
   readonly deprecated: boolean
   readonly deprecatedAt?: Date
   readonly sunsetAt?: Date
+  /** The row's own resource changes (ApiVersionRow.profiles). */
+  readonly profiles?: Readonly<Record<string, object>>
 }
 
 export interface ApiVersionTable {
@@ -43,9 +52,6 @@ export function groupOf (version: string): string {
   return 'v' + (version.endsWith('.0') ? version.slice(0, -2) : version)
 }
 
-/** The version labels the routes may declare; fixed by the table, independent of the settings. */
-export const SUPPORTED_VERSIONS: readonly string[] = API_VERSION_ROWS.map(row => row.version)
-
 function dateSetting (config: Config, name: keyof Config | undefined): Date | undefined {
   if (name === undefined) return undefined
   const value = config[name]
@@ -56,8 +62,8 @@ function dateSetting (config: Config, name: keyof Config | undefined): Date | un
 }
 
 /** The table with its dates; throws when a sunset comes before its deprecation. */
-export function buildVersionTable (config: Config): ApiVersionTable {
-  const versions = API_VERSION_ROWS.map((row): ApiVersion => {
+export function buildVersionTable (config: Config, rows: readonly ApiVersionRow[] = API_VERSION_ROWS): ApiVersionTable {
+  const versions = rows.map((row): ApiVersion => {
     const deprecatedAt = dateSetting(config, row.deprecationSetting)
     const sunsetAt = dateSetting(config, row.sunsetSetting)
     if (sunsetAt !== undefined && (deprecatedAt === undefined || sunsetAt < deprecatedAt)) {
@@ -70,7 +76,8 @@ export function buildVersionTable (config: Config): ApiVersionTable {
       isDefault: row.isDefault === true,
       deprecated: deprecatedAt !== undefined,
       ...(deprecatedAt !== undefined && { deprecatedAt }),
-      ...(sunsetAt !== undefined && { sunsetAt })
+      ...(sunsetAt !== undefined && { sunsetAt }),
+      ...(row.profiles !== undefined && { profiles: row.profiles })
     }
   })
   const defaults = versions.filter(v => v.isDefault)

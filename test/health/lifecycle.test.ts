@@ -4,12 +4,15 @@ import type { FastifyInstance } from 'fastify'
 import { bearer, build } from '../helper.js'
 import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
+import { createLifecycle } from '../../src/health/lifecycle.js'
+import { createReadiness } from '../../src/health/readiness.js'
+import { createHealthRegistry } from '../../src/health/registry.js'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' }
 
 t.test('database unreachable at boot: startup Healthy, readiness 503, business routes 503 Starting, never Overloaded', async t => {
   // Every shed-able request is past the heap limit: only the start-up state may decide the answer.
-  const app = await build(t, { env: { ...FAST, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/none`, SHED_MAX_HEAP_USED_BYTES: '1' } })
+  const app = await build(t, { env: { ...FAST, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/none`, SHED_MAX_HEAP_USED_BYTES: '1', RETRY_AFTER_SECONDS: '9' } })
   const auth = await bearer({ scope: 'vagas:read candidatos:read' })
 
   await eventually(async () => { assert.equal((await app.inject('/health/startup')).statusCode, 200) }, { timeout: 15_000 })
@@ -24,7 +27,7 @@ t.test('database unreachable at boot: startup Healthy, readiness 503, business r
     const res = await app.inject({ url, headers: auth })
     t.equal(res.statusCode, 503, url)
     t.match(res.headers['content-type'], /^application\/problem\+json/)
-    t.equal(res.headers['retry-after'], '5')
+    t.equal(res.headers['retry-after'], '9', 'RETRY_AFTER_SECONDS')
     t.match(res.json(), { status: 503, code: 'Starting' }, `${url} is Starting, not Overloaded`)
   }
   t.equal((await app.inject('/api/v1/vagas')).statusCode, 401, 'a request without a token is still refused as such')
@@ -72,4 +75,37 @@ t.test('the lifecycle moves forward only: booting, started, serving, draining', 
   t.equal(app.health.lifecycle.phase(), 'draining')
   t.equal(app.health.readiness().status, 'NotReady')
   t.equal(app.health.startup(), 'Healthy', 'startup stays finished')
+})
+
+t.test('shutdown is begun once: a second call neither re-enters draining nor repeats the readiness change', async t => {
+  const lifecycle = createLifecycle()
+  const registry = createHealthRegistry({ timeout: 500, cacheTtl: 0 }, { warn: () => {}, info: () => {} })
+  registry.register('configuration', () => 'Healthy', { tags: ['ready', 'startup'] })
+  const readiness = createReadiness(registry, lifecycle, 1000)
+  const entered: string[] = []
+  const heard: string[] = []
+  lifecycle.onEnter(phase => entered.push(phase))
+  readiness.onChange(status => heard.push(status))
+
+  await readiness.refresh()
+  t.same(entered, ['started', 'serving'])
+  t.same(heard, ['Healthy'])
+  lifecycle.advance('draining')
+  t.same(heard, ['Healthy', 'NotReady'], 'listeners hear NotReady in the same tick')
+  lifecycle.advance('draining')
+  lifecycle.advance('serving')
+  await readiness.refresh()
+  t.same(entered, ['started', 'serving', 'draining'], 'draining entered once, and never left')
+  t.same(heard, ['Healthy', 'NotReady'], 'NotReady announced once')
+  t.equal(readiness.readiness().status, 'NotReady')
+})
+
+t.test('beginShutdown twice on the app: readiness listeners hear NotReady once', async t => {
+  const app: FastifyInstance = await build(t, { env: FAST })
+  await app.health.lifecycle.reached('serving')
+  const phases: string[] = []
+  app.health.onReadinessChange(status => phases.push(status))
+  app.health.beginShutdown()
+  app.health.beginShutdown()
+  t.same(phases, ['NotReady'], 'a second call changes nothing')
 })

@@ -68,13 +68,15 @@ t.test('a request Node refuses carries the headers of every other error: x-reque
   }
 })
 
-t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with Retry-After', async t => {
+t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with the configured Retry-After', async t => {
   const app = await build(t, {
-    env: { HANDLER_TIMEOUT: '200' },
+    env: { HANDLER_TIMEOUT: '200', RETRY_AFTER_SECONDS: '8' },
     extraRoutes: scope => {
       // Never finishes by itself: only the timeout can answer.
       scope.get('/slow', async () => { await new Promise(() => {}) })
       scope.get('/quick', async () => ({ quick: true }))
+      // A failure that says only "unavailable" (a library's 503): the answer still says when to come back.
+      scope.get('/unavailable', async () => { throw Object.assign(new Error('upstream unavailable'), { statusCode: 503 }) })
     }
   })
   const started = Date.now()
@@ -83,10 +85,15 @@ t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with Retry-A
   t.equal(slow.statusCode, 503)
   t.ok(elapsed >= 150, `answered after ${elapsed} ms, once the limit had passed`)
   t.match(slow.headers['content-type'], /^application\/problem\+json/)
-  t.equal(slow.headers['retry-after'], '5')
+  t.equal(slow.headers['retry-after'], '8', 'RETRY_AFTER_SECONDS')
   t.match(slow.json(), { status: 503, code: 'HandlerTimeout' })
   t.notMatch(slow.body, /FST_|timed out after|on route/, 'the body does not carry the framework\'s message')
   t.equal((await app.inject({ method: 'GET', url: '/quick' })).statusCode, 200, 'quick handlers are untouched')
+
+  const unavailable = await app.inject({ method: 'GET', url: '/unavailable' })
+  t.match(unavailable.json(), { status: 503, code: 'ServiceUnavailable', detail: /try again shortly/ })
+  t.equal(unavailable.headers['retry-after'], '8', 'a 503 that says "try again" says when')
+  t.notMatch(unavailable.body, /upstream/, 'the cause stays in the log')
 })
 
 t.test('a route declared instant gets no handler timer; every other route does', async t => {

@@ -98,13 +98,14 @@ t.test('unknown kids right after the cool-down share one fetch (single flight)',
   t.equal(server.hits, 2, '50 concurrent unknown kids: one more fetch')
 })
 
-t.test('a JWKS server that is down answers 503, not invalid_token, and says nothing internal', async t => {
+t.test('a JWKS server that is down answers 503 with the configured Retry-After, not invalid_token, and says nothing internal', async t => {
   const server = await localServer(t, (_req, _body, res) => { res.writeHead(500); res.end('boom') })
   const key = await signingKey('ES256', 'k')
-  const app = await build(t, { env: { AUTH_JWT_SECRET: '', AUTH_JWKS_URL: `${server.url}/jwks.json` }, extraRoutes: routes })
+  const app = await build(t, { env: { AUTH_JWT_SECRET: '', AUTH_JWKS_URL: `${server.url}/jwks.json`, RETRY_AFTER_SECONDS: '13' }, extraRoutes: routes })
   const res = await get(app, await mintToken({ scope: 'vagas:read', alg: 'ES256', key: key.privateKey, header: { kid: 'k' } }))
   t.equal(res.statusCode, 503)
   t.match(res.json(), { code: 'TokenCheckUnavailable' })
+  t.equal(res.headers['retry-after'], '13', 'RETRY_AFTER_SECONDS')
   t.notMatch(res.body, /127\.0\.0\.1|jwks/)
 })
 

@@ -64,6 +64,7 @@ t.test('SIGTERM: ready turns 503 at once, a slow request in flight completes, th
   t.equal(await server.exited, 0, 'exit code 0')
   t.match(server.output(), /shutting down/)
   t.match(server.output(), /"msg":"shut down"/)
+  t.equal(server.output().match(/"msg":"lifecycle: draining"/g)?.length, 1, 'shutdown was begun once')
 })
 
 t.test('SIGTERM without a drain delay: the process exits 0 promptly', async t => {

@@ -53,7 +53,7 @@ t.test('PostgreSQL unreachable at start: the service starts, answers 503 problem
   const viaProxy = new URL(url)
   viaProxy.port = String(proxy.port.value)
   const app = await build(t, {
-    env: { DATABASE_URL: viaProxy.toString() },
+    env: { DATABASE_URL: viaProxy.toString(), RETRY_AFTER_SECONDS: '11' },
     extraRoutes: scope => scope.get('/probe-count', async () => {
       scope.storage.assertReady()
       await scope.storage.ping()
@@ -66,7 +66,7 @@ t.test('PostgreSQL unreachable at start: the service starts, answers 503 problem
   const refused = await app.inject('/probe-count')
   t.equal(refused.statusCode, 503)
   t.match(refused.json(), { code: 'DatabaseUnavailable', status: 503 })
-  t.equal(refused.headers['retry-after'], '5')
+  t.equal(refused.headers['retry-after'], '11', 'RETRY_AFTER_SECONDS')
   t.notMatch(refused.body, /127\.0\.0\.1|postgres|ECONNREFUSED/)
 
   await proxy.up()
@@ -77,6 +77,8 @@ t.test('PostgreSQL unreachable at start: the service starts, answers 503 problem
   const lost = await app.inject('/probe-count')
   t.equal(lost.statusCode, 503, 'a database lost mid-run answers 503, not 500')
   t.match(lost.json(), { code: 'DatabaseUnavailable' })
+  t.equal(lost.headers['retry-after'], '11')
+  t.equal(lost.json().detail, refused.json().detail, 'one detail, whether the outage was known before the request or met by it')
 })
 
 t.test('PostgreSQL pool settings: a request that cannot get a connection within DATABASE_POOL_TIMEOUT_MS answers 503', async t => {

@@ -1,9 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { MOVES, needsTargetVaga, type Move, type Refusal } from '../../../src/domain/candidato-actions.js'
 import { ifMatchPrecondition } from '../../../src/http/conditional.js'
-import { Problem } from '../../../src/http/problem.js'
-import { CandidatoV1Schema, CandidatoV2Schema, TargetVagaSchema, candidatoEtag, candidatoLastModified, candidatoRepresentation } from '../../../src/http/resources/candidato.js'
+import { type Problem } from '../../../src/http/problem.js'
+import { problem } from '../../../src/http/error-catalogue.js'
+import { TargetVagaSchema, candidatoEtag, candidatoLastModified } from '../../../src/http/resources/candidato.js'
+import { candidatoVersions, type CandidatoProfile } from '../../../src/http/resources/candidato-versions.js'
 import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.js'
+import { servedVersions } from '../../../src/versioning/profiles.js'
 
 const PURPOSE: Record<string, string> = {
   'POST candidatar': 'Apply to a vaga: `cadastrado` -> `inscrito` in the open vaga named by `vagaId`.',
@@ -17,7 +21,7 @@ const PURPOSE: Record<string, string> = {
 
 function refusalProblem (refusal: Refusal): Problem {
   const { code, detail, ...facts } = refusal
-  return new Problem(409, { code, detail, ...facts })
+  return problem(code, { detail, ...facts })
 }
 
 /**
@@ -28,56 +32,67 @@ function refusalProblem (refusal: Refusal): Problem {
 const actions: FastifyPluginAsyncTypebox = async (fastify) => {
   const { candidatos } = fastify.repositories
 
-  const declare = (version: string, move: Move) => {
-    const v1 = version === '1.0'
-    const CandidatoSchema = v1 ? CandidatoV1Schema : CandidatoV2Schema
+  const declare = (version: string, profile: CandidatoProfile, move: Move) => {
+    const { schema: CandidatoSchema, represent, showsVaga } = profile
     const post = move.method === 'POST'
     const withTarget = needsTargetVaga(move)
-    fastify.route({
+    const etagOf = (current: Parameters<typeof candidatoEtag>[0]) => candidatoEtag(current, version, showsVaga)
+
+    const perform = async (request: FastifyRequest, reply: FastifyReply, id: string, ifMatch: string | undefined, vagaId: string | undefined): Promise<FastifyReply> => {
+      const outcome = await candidatos.applyMove(id, { move, vagaId, actor: actorOf(request), precondition: ifMatchPrecondition(ifMatch, etagOf) })
+      switch (outcome.outcome) {
+        case 'not-found': throw notFound()
+        case 'precondition-failed': throw preconditionFailed()
+        case 'target-not-found': throw problem('VagaNotFound', { vagaId: outcome.vagaId })
+        case 'refused': throw refusalProblem(outcome.refusal)
+      }
+      const candidato = outcome.value
+      setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, showsVaga))
+      if (!post) return reply.code(204).send()
+      return reply.send(represent(candidato, hrefOf(request)))
+    }
+
+    const route = {
       method: move.method,
       url: `/:id/${move.action}`,
       constraints: { apiVersion: version },
-      config: { scopes: ['candidatos:write'] },
-      schema: {
-        summary: PURPOSE[`${move.method} ${move.action}`],
-        description: 'Refused with 409 (code `ActionNotAllowed`, naming `currentStatus` and `allowedActions`) when the current state does not allow it. Honours `If-Match`.',
-        tags: ['candidatos'],
-        params: IdParams,
-        headers: IfMatchHeaders,
-        ...(withTarget && { body: TargetVagaSchema }),
-        response: {
-          ...(post
-            ? { 200: withHeaders(CandidatoSchema, 'The candidato after the action') }
-            : { 204: { description: 'The action was cancelled', type: 'null' } }),
-          409: withTarget ? problemResponse('ActionNotAllowed', 'VagaFechada', 'SameVaga') : problemResponse('ActionNotAllowed'),
-          412: problemResponse('PreconditionFailed'),
-          ...(withTarget && { 422: problemResponse('VagaNotFound') })
-        }
-      },
-      handler: async (request, reply) => {
-        const ifMatch = request.headers['if-match'] as string | undefined
-        const outcome = await candidatos.applyMove((request.params as { id: string }).id, {
-          move,
-          vagaId: withTarget ? (request.body as { vagaId: string }).vagaId : undefined,
-          actor: actorOf(request),
-          precondition: ifMatchPrecondition(ifMatch, current => candidatoEtag(current, version))
-        })
-        switch (outcome.outcome) {
-          case 'not-found': throw notFound()
-          case 'precondition-failed': throw preconditionFailed()
-          case 'target-not-found': throw new Problem(422, { detail: 'No vaga has this id.', code: 'VagaNotFound', vagaId: outcome.vagaId })
-          case 'refused': throw refusalProblem(outcome.refusal)
-        }
-        const candidato = outcome.value
-        setValidators(reply, candidatoEtag(candidato, version), candidatoLastModified(candidato, version))
-        if (!post) return reply.code(204).send()
-        return candidatoRepresentation(candidato, version, hrefOf(request))
-      }
-    })
+      config: { scopes: ['candidatos:write'] }
+    }
+    const schema = {
+      summary: PURPOSE[`${move.method} ${move.action}`],
+      description: 'Refused with 409 (code `ActionNotAllowed`, naming `currentStatus` and `allowedActions`) when the current state does not allow it. Honours `If-Match`.',
+      tags: ['candidatos'],
+      params: IdParams,
+      headers: IfMatchHeaders
+    }
+    const responses = {
+      ...(post
+        ? { 200: withHeaders(CandidatoSchema, 'The candidato after the action') }
+        : { 204: { description: 'The action was cancelled', type: 'null' } }),
+      412: problemResponse('PreconditionFailed')
+    }
+
+    if (withTarget) {
+      fastify.route({
+        ...route,
+        schema: {
+          ...schema,
+          body: TargetVagaSchema,
+          response: { ...responses, 409: problemResponse('ActionNotAllowed', 'VagaFechada', 'SameVaga'), 422: problemResponse('VagaNotFound') }
+        },
+        handler: async (request, reply) => await perform(request, reply, request.params.id, request.headers['if-match'], request.body.vagaId)
+      })
+    } else {
+      fastify.route({
+        ...route,
+        schema: { ...schema, response: { ...responses, 409: problemResponse('ActionNotAllowed') } },
+        handler: async (request, reply) => await perform(request, reply, request.params.id, request.headers['if-match'], undefined)
+      })
+    }
   }
 
-  for (const version of ['1.0', '2.0']) {
-    for (const move of MOVES) declare(version, move)
+  for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
+    for (const move of MOVES) declare(version, profile, move)
   }
 }
 

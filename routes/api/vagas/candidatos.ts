@@ -1,17 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema, DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoRepresentation } from '../../../src/http/resources/candidato.js'
-import { CollectionHeaders, collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { CandidatoStatusSchema, DEFAULT_CANDIDATO_SORT, candidatoEtag } from '../../../src/http/resources/candidato.js'
+import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import { IdParams, Text, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
+import { servedVersions } from '../../../src/versioning/profiles.js'
 
-/** GET /vagas/{id}/candidatos: the candidatos in one vaga (a nested relation, spec rule 4). */
+/** GET /vagas/{id}/candidatos: the candidatos in one vaga (a nested relation, spec rule 4), in every API version. */
 const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
   const { vagas, candidatos } = fastify.repositories
 
-  for (const version of ['1.0', '2.0']) {
-    const v1 = version === '1.0'
-    const CandidatoSchema = v1 ? CandidatoV1Schema : CandidatoV2Schema
+  for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
+    const { paging, schema: CandidatoSchema, represent, showsVaga } = profile
     fastify.get('/:id/candidatos', {
       constraints: { apiVersion: version },
       config: { scopes: ['candidatos:read'] },
@@ -20,19 +21,19 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'The candidatos whose current vaga this is, with the filters, sorts and paging of `/candidatos`. 404 when the vaga does not exist.',
         tags: ['vagas', 'candidatos'],
         params: IdParams,
-        querystring: Type.Object({
+        querystring: collectionQuerystring(paging, {
           status: Type.Optional(CandidatoStatusSchema),
-          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
-          ...(v1 ? pagingQueryV1(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT) : pagingQueryV2(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT))
-        }),
+          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
+        }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
         headers: CollectionHeaders,
-        response: pageResponses(v1, CandidatoSchema)
+        response: pageResponses(paging, CandidatoSchema)
       }
     }, async (request, reply) => {
       const vagaId = request.params.id
-      const { status, q, ...query } = request.query as { status?: CandidatoRecord['status'], q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
+      const { status, q, ...query } = request.query
       return await collectionPage({
         version,
+        paging,
         path: `/vagas/${vagaId}/candidatos`,
         href: hrefOf(request),
         filter: { status, vagaId, q },
@@ -46,8 +47,8 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           if (page.items.length === 0 && !await vagas.exists(vagaId)) throw notFound()
           return page
         },
-        represent: (candidato: CandidatoRecord) => candidatoRepresentation(candidato, version, hrefOf(request)),
-        validator: (candidato: CandidatoRecord) => candidatoEtag(candidato, version),
+        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request)),
+        validator: (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga),
         reply
       })
     })

@@ -4,7 +4,8 @@ import { allowedMoves, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.
 import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
 import type { Instant } from '../../domain/instant.js'
-import { Problem } from '../problem.js'
+import { type Problem } from '../problem.js'
+import { problem } from '../error-catalogue.js'
 import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 
@@ -115,23 +116,19 @@ export function candidatoV2 (candidato: CandidatoRecord | CandidatoDetail, href:
   }
 }
 
-export function candidatoRepresentation (candidato: CandidatoRecord | CandidatoDetail, version: string, href: (path: string) => string): CandidatoV1Body | CandidatoV2Body {
-  return version === '1.0' ? candidatoV1(candidato, href) : candidatoV2(candidato, href)
+/** Strong: a representation that shows the vaga's fields also changes its ETag when the vaga changes. */
+export function candidatoEtag (candidato: CandidatoRecord, version: string, showsVaga: boolean): string {
+  return showsVaga ? `"${version}-${candidato.versao}-${candidato.vaga?.versao ?? 0}"` : `"${version}-${candidato.versao}"`
 }
 
-/** Strong: v2 embeds the vaga, so its ETag also moves when the vaga changes. */
-export function candidatoEtag (candidato: CandidatoRecord, version: string): string {
-  return version === '1.0' ? `"${version}-${candidato.versao}"` : `"${version}-${candidato.versao}-${candidato.vaga?.versao ?? 0}"`
-}
-
-/** v2 shows the vaga's title and status: the later of the two changes is when the representation changed. */
-export function candidatoLastModified (candidato: CandidatoRecord, version: string): Instant {
+/** A representation that shows the vaga's title and status changed at the later of the two changes. */
+export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: boolean): Instant {
   const vagaChange = candidato.vaga?.atualizadoEm
-  return version !== '1.0' && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
+  return showsVaga && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
 }
 
 export const DEFAULT_CANDIDATO_SORT = '-criadoEm'
 
 export function duplicateEmail (): Problem {
-  return new Problem(409, { detail: 'Another candidato has this e-mail address (addresses are compared in any case).', code: 'DuplicateEmail' })
+  return problem('DuplicateEmail')
 }

@@ -1,7 +1,7 @@
-// Collections: v1 pages by offset and reports the total; v2 pages by an opaque cursor with a next link.
+// Collections, paged the way the API version says: by offset with the total, or by an opaque cursor with a next link.
 // Every page carries a weak ETag, and If-None-Match answers 304 before any item is represented.
 import { createHash } from 'node:crypto'
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { ifNoneMatchHits } from '../conditional.js'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
@@ -14,7 +14,10 @@ export const MAX_OFFSET = 1_000_000
 // Optional, with defaults the validation fills in: a client may leave every paging parameter out.
 const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Items per page, 1 to ${MAX_LIMIT}` })
 
-export function pagingQueryV1 (sortFields: readonly string[], defaultSort: string) {
+/** How a version pages its collections: by `offset` (and reports the total), or by an opaque `cursor`. */
+export type Paging = 'offset' | 'cursor'
+
+function offsetPagingQuery (sortFields: readonly string[], defaultSort: string) {
   return {
     limit: Type.Optional(Limit),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0, description: 'Items to skip' })),
@@ -22,12 +25,19 @@ export function pagingQueryV1 (sortFields: readonly string[], defaultSort: strin
   }
 }
 
-export function pagingQueryV2 (sortFields: readonly string[], defaultSort: string) {
+function cursorPagingQuery (sortFields: readonly string[], defaultSort: string) {
   return {
     limit: Type.Optional(Limit),
     cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque: copy it from the `next` link' })),
     sort: Type.Optional(Type.String({ pattern: SORT_PATTERN, description: `Comma-separated fields, \`-\` for descending: ${sortFields.join(', ')}. Default \`${defaultSort}\`` }))
   }
+}
+
+/** A collection's query string: its filters, then the paging parameters. Typed as either style, so a handler reads each. */
+export function collectionQuerystring<F extends TProperties> (paging: Paging, filters: F, sortFields: readonly string[], defaultSort: string) {
+  return paging === 'offset'
+    ? Type.Object({ ...filters, ...offsetPagingQuery(sortFields, defaultSort) })
+    : Type.Object({ ...filters, ...cursorPagingQuery(sortFields, defaultSort) })
 }
 
 export function pageSchemaV1<T extends TSchema> (item: T) {
@@ -63,27 +73,29 @@ function pageAnswer<T extends TSchema> (schema: T) {
 
 const NOT_MODIFIED = { description: 'The page the client holds is current', type: 'null', headers: PageHeaders } as const
 
-/** A collection's answers: the page, 304 for a current copy, and in v2 the refusal of a cursor this service did not issue. */
-export function pageResponses<T extends TSchema> (v1: boolean, item: T) {
-  return v1
+/** A collection's answers: the page, 304 for a current copy, and with cursors the refusal of a cursor this service did not issue. */
+export function pageResponses<T extends TSchema> (paging: Paging, item: T) {
+  return paging === 'offset'
     ? { 200: pageAnswer(pageSchemaV1(item)), 304: NOT_MODIFIED }
     : { 200: pageAnswer(pageSchemaV2(item)), 304: NOT_MODIFIED, 400: problemResponse('InvalidCursor') }
 }
 
 /**
- * A weak ETag of a page: what its body is made of, the items by their own validators (which move
- * with every change that shows in their representation), the total, the links and the version.
+ * A weak ETag of a page: what its body is made of, each item by its id and its own validator (the
+ * validator moves with every change to the item, the id tells a new item from a deleted one at the
+ * same versao), in order, then the total, the links and the version.
  */
-export function pageEtag (version: string, itemValidators: string[], total: number | undefined, links: Link[]): string {
+export function pageEtag (version: string, items: Array<{ id: string, validator: string }>, total: number | undefined, links: Link[]): string {
   const hash = createHash('sha1').update(version).update('\n').update(String(total ?? '')).update('\n')
   for (const link of links) hash.update(link.href).update(' ')
   hash.update('\n')
-  for (const validator of itemValidators) hash.update(validator).update(' ')
+  for (const item of items) hash.update(item.id).update(':').update(item.validator).update(' ')
   return `W/"${hash.digest('base64url')}"`
 }
 
 export interface CollectionQuery {
-  limit: number
+  /** Filled in by validation (its default); absent only to the type checker. */
+  limit?: number
   offset?: number
   cursor?: string
   sort?: string
@@ -91,6 +103,7 @@ export interface CollectionQuery {
 
 export interface CollectionOptions<F extends string, Filter extends Record<string, string | undefined>, T, R> {
   version: string
+  paging: Paging
   /** The collection's path without the version, e.g. `/vagas`. */
   path: string
   href: (path: string) => string
@@ -119,33 +132,34 @@ function validated (reply: FastifyReply, etag: string): boolean {
 
 export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T extends { id: string }, R> (options: CollectionOptions<F, Filter, T, R>) {
   const { query, href, path } = options
+  const limit = query.limit ?? DEFAULT_LIMIT
   const sort = parseSort(query.sort, options.sortFields, options.defaultSort)
   const sortParam = query.sort === undefined ? undefined : sortText(sort)
   const link = (extra: Record<string, string | number | undefined>): string =>
-    href(path + queryString({ ...options.linkFilter, sort: sortParam, limit: query.limit, ...extra }))
+    href(path + queryString({ ...options.linkFilter, sort: sortParam, limit, ...extra }))
 
-  if (options.version === '1.0') {
+  if (options.paging === 'offset') {
     const offset = query.offset ?? 0
-    const result = await options.list({ filter: options.filter, sort, limit: query.limit, page: { kind: 'offset', offset } })
+    const result = await options.list({ filter: options.filter, sort, limit, page: { kind: 'offset', offset } })
     const links: Link[] = [{ rel: 'self', href: link({ offset }), method: 'GET' }]
-    if (result.next !== undefined) links.push({ rel: 'next', href: link({ offset: offset + query.limit }), method: 'GET' })
-    if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - query.limit) }), method: 'GET' })
+    if (result.next !== undefined) links.push({ rel: 'next', href: link({ offset: offset + limit }), method: 'GET' })
+    if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - limit) }), method: 'GET' })
     const total = result.total ?? 0
-    if (validated(options.reply, pageEtag(options.version, result.items.map(options.validator), total, links))) return options.reply.code(304).send()
-    return { items: result.items.map(options.represent), total, offset, limit: query.limit, links }
+    if (validated(options.reply, pageEtag(options.version, result.items.map(item => ({ id: item.id, validator: options.validator(item) })), total, links))) return options.reply.code(304).send()
+    return { items: result.items.map(options.represent), total, offset, limit, links }
   }
 
   const scope = { collection: path, sort: sortText(sort), filter: options.filter }
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, scope)
   let result: ListResult<T>
   try {
-    result = await options.list({ filter: options.filter, sort, limit: query.limit, page: { kind: 'cursor', after } })
+    result = await options.list({ filter: options.filter, sort, limit, page: { kind: 'cursor', after } })
   } catch (error) {
     if (error instanceof InvalidPositionError) throw cursorProblem()
     throw error
   }
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
-  if (validated(options.reply, pageEtag(options.version, result.items.map(options.validator), undefined, links))) return options.reply.code(304).send()
-  return { items: result.items.map(options.represent), limit: query.limit, links }
+  if (validated(options.reply, pageEtag(options.version, result.items.map(item => ({ id: item.id, validator: options.validator(item) })), undefined, links))) return options.reply.code(304).send()
+  return { items: result.items.map(options.represent), limit, links }
 }

@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto'
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Problem } from '../problem.js'
+import { type Problem } from '../problem.js'
+import { problem } from '../error-catalogue.js'
 import { httpDate } from '../http-date.js'
 import type { FieldIssue } from '../../domain/vaga.js'
 import type { Instant } from '../../domain/instant.js'
@@ -81,19 +82,18 @@ export function withHeaders<T extends TSchema> (schema: T, description: string, 
 
 /** 400 with one entry per field, in the shape schema validation uses. */
 export function fieldProblem (issues: FieldIssue[]): Problem {
-  return new Problem(400, {
+  return problem('ValidationFailed', {
     detail: 'The request body is invalid.',
-    code: 'ValidationFailed',
     errors: issues.map(issue => ({ in: 'body', ...issue }))
   })
 }
 
 export function notFound (): Problem {
-  return new Problem(404, { detail: 'No resource is found at this URI.', code: 'NotFound' })
+  return problem('NotFound')
 }
 
 export function preconditionFailed (): Problem {
-  return new Problem(412, { detail: 'The resource has changed since the ETag in If-Match; read it again and retry. Nothing was changed.', code: 'PreconditionFailed' })
+  return problem('PreconditionFailed')
 }
 
 /** Who acts (Principal.actor). Only routes that require a token act, so a caller is always known. */

@@ -1,9 +1,8 @@
 // POST to a collection, with or without an Idempotency-Key: shared by every collection.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Kysely, Transaction } from 'kysely'
-import type { IdempotencyRepository, StoredResponse } from '../../storage/idempotency-repository.js'
-import type { Schema } from '../../storage/schema.js'
-import { Problem } from '../problem.js'
+import type { StoredResponse } from '../../storage/idempotency-repository.js'
+import type { Repositories, ResourceRepositories } from '../../storage/repositories.js'
+import { problem } from '../error-catalogue.js'
 import { httpDate } from '../http-date.js'
 import type { Instant } from '../../domain/instant.js'
 import { actorOf, fingerprint } from './common.js'
@@ -21,9 +20,9 @@ export interface CreateOptions {
   version: string
   /** The collection's version-less path (`/vagas`), part of the key's scope. */
   collection: string
-  idempotency: IdempotencyRepository
-  /** Creates the resource on the given database (a transaction under an Idempotency-Key). */
-  create: (db: Kysely<Schema> | Transaction<Schema> | undefined) => Promise<StoredResponse>
+  repositories: Repositories
+  /** Creates the resource with the repositories given (those of the key's transaction under an Idempotency-Key). */
+  create: (repositories: ResourceRepositories) => Promise<StoredResponse>
 }
 
 /**
@@ -35,13 +34,13 @@ export async function sendCreated (request: FastifyRequest, reply: FastifyReply,
   const key = request.headers['idempotency-key']
   let response: StoredResponse
   if (typeof key !== 'string') {
-    response = await options.create(undefined)
+    response = await options.create(options.repositories)
   } else {
-    const outcome = await options.idempotency.run(
+    const outcome = await options.repositories.once(
       { scope: `${actorOf(request)} POST ${options.collection}`, key, fingerprint: fingerprint(options.version, request.body) },
-      trx => options.create(trx))
+      options.create)
     if (outcome.outcome === 'mismatch') {
-      throw new Problem(422, { detail: 'This Idempotency-Key was already used with another request body.', code: 'IdempotencyKeyReused' })
+      throw problem('IdempotencyKeyReused')
     }
     if (outcome.outcome === 'replayed') reply.header('idempotent-replayed', 'true')
     response = outcome.response

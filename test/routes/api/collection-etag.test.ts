@@ -64,11 +64,22 @@ async function pagesAreValidated (t: Test, env: Record<string, string>): Promise
   // A new matching item moves them again.
   const bia = await json<{ id: string }>(app, 'POST', '/api/v1/candidatos', auth, { nome: 'Bia', email: 'bia@example.com' })
   await json(app, 'POST', `/api/v1/candidatos/${bia.id}/candidatar`, auth, { vagaId: vaga.id })
-  await json(app, 'POST', '/api/v1/vagas', auth, { titulo: 'Outra', status: 'aberta' })
+  const outra = await json<{ id: string }>(app, 'POST', '/api/v1/vagas', auth, { titulo: 'Outra', status: 'aberta' })
   const grown = await etags()
   for (const [i, url] of lists.entries()) {
     t.not(grown[i], changed[i], `${url}: a new item`)
     t.equal((await read(url, changed[i])).statusCode, 200)
+  }
+
+  // An item deleted and another created in its place: the same count, links and versao, other items.
+  const vagaLists = ['/api/v1/vagas', '/api/v2/vagas']
+  const before = await Promise.all(vagaLists.map(async url => (await read(url)).headers.etag as string))
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/v1/vagas/${outra.id}`, headers: auth })).statusCode, 204)
+  await json(app, 'POST', '/api/v1/vagas', auth, { titulo: 'Terceira', status: 'aberta' })
+  for (const [i, url] of vagaLists.entries()) {
+    const res = await read(url, before[i])
+    t.equal(res.statusCode, 200, `${url}: a replaced item is a new page`)
+    t.not(res.headers.etag, before[i], `${url}: with a new ETag`)
   }
 }
 

@@ -3,35 +3,31 @@ import { Type } from '@sinclair/typebox'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
-import { Problem } from '../../../src/http/problem.js'
-import { strictBodyValidation } from '../../../src/http/strict-body.js'
-import { CollectionHeaders, collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { problem } from '../../../src/http/error-catalogue.js'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
-import {
-  VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaSchema, VagaStatusSchema, vagaEtag, vagaPath, vagaRepresentation
-} from '../../../src/http/resources/vaga.js'
-import { createVagasRepository, VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.js'
-import vagaCandidatos from './candidatos.js'
+import { VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaStatusSchema, vagaEtag, vagaPath } from '../../../src/http/resources/vaga.js'
+import { vagaVersions } from '../../../src/http/resources/vaga-versions.js'
+import { servedVersions } from '../../../src/versioning/profiles.js'
+import { VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.js'
 
 const DEFAULT_SORT = '-criadoEm'
 
-/** /vagas and /vagas/{id}: the same shape in both versions, but each version links to itself and pages its own way. */
+/** /vagas and /vagas/{id}, in every API version: what differs between versions is in vagaVersions. */
 const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
-  strictBodyValidation(fastify)
-  // Autoload reads only index.ts in a folder that has one: the sibling routes are registered here.
-  await fastify.register(vagaCandidatos)
-  const { vagas, idempotency } = fastify.repositories
+  const { repositories } = fastify
+  const { vagas } = repositories
   const read = { scopes: ['vagas:read'] }
   const write = { scopes: ['vagas:write'] }
   const tags = ['vagas']
 
-  for (const version of ['1.0', '2.0']) {
-    const v1 = version === '1.0'
+  for (const { version, profile } of servedVersions(fastify.apiVersions, vagaVersions)) {
     const constraints = { apiVersion: version }
+    const { paging, schema: VagaSchema, represent } = profile
     const sendRepresentation = createRepresentationCache()
     const filters = {
       status: Type.Optional(VagaStatusSchema),
@@ -43,18 +39,19 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       config: read,
       schema: {
         summary: 'List vagas',
-        description: v1
+        description: paging === 'offset'
           ? 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `offset` and `limit`; `total` counts every match.'
           : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
         tags,
-        querystring: Type.Object({ ...filters, ...(v1 ? pagingQueryV1(VAGA_SORT_FIELDS, DEFAULT_SORT) : pagingQueryV2(VAGA_SORT_FIELDS, DEFAULT_SORT)) }),
+        querystring: collectionQuerystring(paging, filters, VAGA_SORT_FIELDS, DEFAULT_SORT),
         headers: CollectionHeaders,
-        response: pageResponses(v1, VagaSchema)
+        response: pageResponses(paging, VagaSchema)
       }
     }, async (request, reply) => {
-      const { status, q, ...query } = request.query as { status?: 'aberta' | 'fechada', q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
+      const { status, q, ...query } = request.query
       return await collectionPage({
         version,
+        paging,
         path: '/vagas',
         href: hrefOf(request),
         filter: { status, q },
@@ -63,7 +60,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,
         list: listRequest => vagas.list(listRequest),
-        represent: (vaga: VagaRecord) => vagaRepresentation(vaga, hrefOf(request)),
+        represent: (vaga: VagaRecord) => represent(vaga, hrefOf(request)),
         validator: (vaga: VagaRecord) => vagaEtag(vaga, version),
         reply
       })
@@ -90,10 +87,10 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       return await sendCreated(request, reply, {
         version,
         collection: '/vagas',
-        idempotency,
-        create: async db => {
-          const vaga = await (db === undefined ? vagas : createVagasRepository(db)).create(fields)
-          return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, vagaRepresentation(vaga, hrefOf(request)))
+        repositories,
+        create: async ({ vagas }) => {
+          const vaga = await vagas.create(fields)
+          return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, represent(vaga, hrefOf(request)))
         }
       })
     })
@@ -115,7 +112,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       const etag = vagaEtag(vaga, version)
       setReadHeaders(reply, etag, vaga.atualizadoEm)
       if (isNotModified(request.headers, etag, vaga.atualizadoEm)) return reply.code(304).send()
-      return sendRepresentation(reply, vaga.id, etag, () => vagaRepresentation(vaga, hrefOf(request)))
+      return sendRepresentation(reply, vaga.id, etag, () => represent(vaga, hrefOf(request)))
     })
 
     const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {
@@ -138,7 +135,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const vaga = await update(request.params.id, { ...request.body, descricao: request.body.descricao ?? null }, request.headers['if-match'])
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
-      return vagaRepresentation(vaga, hrefOf(request))
+      return represent(vaga, hrefOf(request))
     })
 
     fastify.patch('/:id', {
@@ -148,7 +145,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const vaga = await update(request.params.id, request.body, request.headers['if-match'])
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
-      return vagaRepresentation(vaga, hrefOf(request))
+      return represent(vaga, hrefOf(request))
     })
 
     fastify.delete('/:id', {
@@ -172,7 +169,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       if (outcome.outcome === 'has-candidatos') {
-        throw new Problem(409, { detail: 'Candidatos are in this vaga; move or remove them before removing it.', code: 'VagaHasCandidatos' })
+        throw problem('VagaHasCandidatos')
       }
       request.log.info({ vagaId: request.params.id, actor: actorOf(request) }, 'vaga removed')
       return reply.code(204).send()

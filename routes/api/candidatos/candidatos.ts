@@ -1,43 +1,36 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
-import { strictBodyValidation } from '../../../src/http/strict-body.js'
 import {
-  CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema, CandidatoV1Schema, CandidatoV2Schema,
-  DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, candidatoRepresentation, duplicateEmail
+  CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema,
+  DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
 } from '../../../src/http/resources/candidato.js'
-import { CollectionHeaders, collectionPage, pageResponses, pagingQueryV1, pagingQueryV2 } from '../../../src/http/resources/collection.js'
+import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
-import { CANDIDATO_SORT_FIELDS, createCandidatosRepository, DuplicateEmailError, type CandidatoDetail, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
-import actions from './actions.js'
+import { CANDIDATO_SORT_FIELDS, DuplicateEmailError, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
+import { servedVersions } from '../../../src/versioning/profiles.js'
 
-/** What a PUT or PATCH of a candidato reads from its request, whichever body schema checked it. */
-type UpdateRequest = FastifyRequest & { params: { id: string }, headers: { 'if-match'?: string }, body: { nome?: string, email?: string } }
-
-/** /candidatos and /candidatos/{id}. v1 names the candidato's vaga by id; v2 embeds its summary and pages by cursor. */
+/** /candidatos and /candidatos/{id}, in every API version: what differs between versions is in candidatoVersions. */
 const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
-  strictBodyValidation(fastify)
-  // Autoload reads only index.ts in a folder that has one: the sibling routes are registered here.
-  await fastify.register(actions)
-  const { candidatos, idempotency } = fastify.repositories
+  const { repositories } = fastify
+  const { candidatos } = repositories
   const read = { scopes: ['candidatos:read'] }
   const write = { scopes: ['candidatos:write'] }
   const tags = ['candidatos']
 
-  for (const version of ['1.0', '2.0']) {
-    const v1 = version === '1.0'
+  for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
     const constraints = { apiVersion: version }
-    const CandidatoSchema = v1 ? CandidatoV1Schema : CandidatoV2Schema
-    const represent = (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => candidatoRepresentation(candidato, version, href)
-    const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version)
-    const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, version))
+    const { paging, schema: CandidatoSchema, represent, showsVaga } = profile
+    const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga)
+    const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, showsVaga))
     const sendRepresentation = createRepresentationCache()
 
     fastify.get('', {
@@ -46,21 +39,21 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       schema: {
         summary: 'List candidatos',
         description: 'Filter by `status`, `vagaId` and `q` (start of the name or e-mail), sort by `sort`, ' +
-          (v1 ? 'page by `offset` and `limit`; `total` counts every match.' : 'page by `limit` and the `cursor` of the `next` link.'),
+          (paging === 'offset' ? 'page by `offset` and `limit`; `total` counts every match.' : 'page by `limit` and the `cursor` of the `next` link.'),
         tags,
-        querystring: Type.Object({
+        querystring: collectionQuerystring(paging, {
           status: Type.Optional(CandidatoStatusSchema),
           vagaId: Type.Optional(Id),
-          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
-          ...(v1 ? pagingQueryV1(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT) : pagingQueryV2(CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT))
-        }),
+          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
+        }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
         headers: CollectionHeaders,
-        response: pageResponses(v1, CandidatoSchema)
+        response: pageResponses(paging, CandidatoSchema)
       }
     }, async (request, reply) => {
-      const { status, vagaId, q, ...query } = request.query as { status?: CandidatoRecord['status'], vagaId?: string, q?: string, limit: number, offset?: number, cursor?: string, sort?: string }
+      const { status, vagaId, q, ...query } = request.query
       return await collectionPage({
         version,
+        paging,
         path: '/candidatos',
         href: hrefOf(request),
         filter: { status, vagaId, q },
@@ -98,9 +91,9 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         return await sendCreated(request, reply, {
           version,
           collection: '/candidatos',
-          idempotency,
-          create: async db => {
-            const candidato = await (db === undefined ? candidatos : createCandidatosRepository(db)).create(request.body)
+          repositories,
+          create: async ({ candidatos }) => {
+            const candidato = await candidatos.create(request.body)
             return createdResponse(hrefOf(request)(candidatoPath(candidato.id)), etagOf(candidato), candidato.atualizadoEm, represent(candidato, hrefOf(request)))
           }
         })
@@ -125,7 +118,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       const candidato = await candidatos.findById(request.params.id)
       if (candidato === undefined) throw notFound()
       const etag = etagOf(candidato)
-      const lastModified = candidatoLastModified(candidato, version)
+      const lastModified = candidatoLastModified(candidato, showsVaga)
       setReadHeaders(reply, etag, lastModified)
       if (isNotModified(request.headers, etag, lastModified)) return reply.code(304).send()
       return sendRepresentation(reply, candidato.id, etag, () => represent(candidato, hrefOf(request)))
@@ -145,10 +138,9 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }
     // PUT and PATCH differ only in the body they accept: both store the fields sent and answer alike.
-    const updateAndAnswer = async (request: UpdateRequest, reply: FastifyReply) => {
-      const candidato = await update(request.params.id, request.body, request.headers['if-match'])
+    const answerUpdated = (reply: FastifyReply, candidato: CandidatoRecord, href: (path: string) => string) => {
       validators(reply, candidato)
-      return represent(candidato, hrefOf(request))
+      return represent(candidato, href)
     }
     const writeResponses = {
       200: withHeaders(CandidatoSchema, 'The candidato as changed'),
@@ -160,13 +152,13 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       constraints,
       config: write,
       schema: { summary: 'Replace a candidato', description: 'Sets name and e-mail; status and vaga change only through the actions. Honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: CandidatoReplaceSchema, response: writeResponses }
-    }, updateAndAnswer)
+    }, async (request, reply) => answerUpdated(reply, await update(request.params.id, request.body, request.headers['if-match']), hrefOf(request)))
 
     fastify.patch('/:id', {
       constraints,
       config: write,
       schema: { summary: 'Change the name or e-mail of a candidato', description: 'Sets the fields sent. Honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: CandidatoPatchSchema, response: writeResponses }
-    }, updateAndAnswer)
+    }, async (request, reply) => answerUpdated(reply, await update(request.params.id, request.body, request.headers['if-match']), hrefOf(request)))
 
     fastify.delete('/:id', {
       constraints,

@@ -1,0 +1,35 @@
+import type { Kysely } from 'kysely'
+import { createCandidatosRepository, type CandidatosRepository } from './candidatos-repository.js'
+import { createIdempotencyRepository, type IdempotentOutcome, type IdempotentRequest, type StoredResponse } from './idempotency-repository.js'
+import type { Schema } from './schema.js'
+import { createVagasRepository, type VagasRepository } from './vagas-repository.js'
+
+/** The resource repositories, over the database or over one transaction. */
+export interface ResourceRepositories {
+  vagas: VagasRepository
+  candidatos: CandidatosRepository
+}
+
+export interface Repositories extends ResourceRepositories {
+  /** Idempotency-Keys: their purge; `once` runs the work they guard. */
+  purgeExpiredIdempotencyKeys: () => Promise<number>
+  /**
+   * Runs `work` once per Idempotency-Key, on the repositories of the key's transaction: its writes
+   * and the remembered response commit together (see the idempotency repository's `run`).
+   */
+  once: (request: IdempotentRequest, work: (repositories: ResourceRepositories) => Promise<StoredResponse>) => Promise<IdempotentOutcome>
+}
+
+function resourceRepositories (db: Kysely<Schema>): ResourceRepositories {
+  return { vagas: createVagasRepository(db), candidatos: createCandidatosRepository(db) }
+}
+
+/** The recruitment repositories over the service's database: the one place they are built. */
+export function createRepositories (db: Kysely<Schema>): Repositories {
+  const idempotency = createIdempotencyRepository(db)
+  return {
+    ...resourceRepositories(db),
+    purgeExpiredIdempotencyKeys: () => idempotency.purgeExpired(),
+    once: (request, work) => idempotency.run(request, trx => work(resourceRepositories(trx)))
+  }
+}
