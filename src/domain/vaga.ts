@@ -1,4 +1,5 @@
 // Vacancies: what a vaga is and which values it accepts. Pure: no framework, no database.
+import type { Instant } from './instant.js'
 
 export const VAGA_STATUSES = ['aberta', 'fechada'] as const
 export type VagaStatus = typeof VAGA_STATUSES[number]
@@ -11,8 +12,8 @@ export interface Vaga {
   titulo: string
   descricao: string | null
   status: VagaStatus
-  criadoEm: Date
-  atualizadoEm: Date
+  criadoEm: Instant
+  atualizadoEm: Instant
 }
 
 /** The fields a client sets; everything else the service keeps. */

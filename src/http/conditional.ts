@@ -29,18 +29,19 @@ export function ifNoneMatchHits (header: string | undefined, etag: string): bool
 }
 
 /** If-Modified-Since: true when nothing changed since that date, at the one-second grain of HTTP dates. */
-export function notModifiedSince (header: string | undefined, lastModified: Date): boolean {
+export function notModifiedSince (header: string | undefined, lastModified: Date | string): boolean {
   if (header === undefined) return false
   const since = Date.parse(header)
   if (Number.isNaN(since)) return false
-  return Math.floor(lastModified.getTime() / 1000) * 1000 <= since
+  const modified = typeof lastModified === 'string' ? Date.parse(lastModified) : lastModified.getTime()
+  return Math.floor(modified / 1000) * 1000 <= since
 }
 
 /**
  * Whether a GET may answer 304. If-None-Match, when sent, decides alone; If-Modified-Since counts
  * only without it (section 13.2.2).
  */
-export function isNotModified (headers: { 'if-none-match'?: string, 'if-modified-since'?: string }, etag: string, lastModified: Date): boolean {
+export function isNotModified (headers: { 'if-none-match'?: string, 'if-modified-since'?: string }, etag: string, lastModified: Date | string): boolean {
   if (headers['if-none-match'] !== undefined) return ifNoneMatchHits(headers['if-none-match'], etag)
   return notModifiedSince(headers['if-modified-since'], lastModified)
 }

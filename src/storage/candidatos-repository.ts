@@ -3,10 +3,12 @@ import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Candidato, CandidatoFields, CandidatoStatus } from '../domain/candidato.js'
 import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type Move, type Refusal } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
+import type { Instant } from '../domain/instant.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
-import { pageOf, pageQuery, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { compiledShapes, type Slot } from './compiled-shapes.js'
+import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { CandidatosTable, Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
@@ -15,7 +17,7 @@ export interface VagaSummary {
   titulo: string
   status: VagaStatus
   versao: number
-  atualizadoEm: Date
+  atualizadoEm: Instant
 }
 
 export interface CandidatoRecord extends Candidato {
@@ -33,7 +35,7 @@ export interface HistoricoEntry {
   vagaId: string | null
   /** Who acted (the caller's Principal.actor); `ator` is the API's word for it. */
   ator: string
-  em: Date
+  em: Instant
 }
 
 export interface CandidatoDetail extends CandidatoRecord {
@@ -124,7 +126,7 @@ function detailQuery (db: Executor) {
     ).as('historico'))
 }
 
-type DetailRow = Row & { historico: Array<{ acao: CandidatoAction, metodo: ActionMethod, status_anterior: CandidatoStatus, status_novo: CandidatoStatus, vaga_anterior_id: string | null, vaga_id: string | null, ator: string, em: Date | string }> }
+type DetailRow = Row & { historico: Array<{ acao: CandidatoAction, metodo: ActionMethod, status_anterior: CandidatoStatus, status_novo: CandidatoStatus, vaga_anterior_id: string | null, vaga_id: string | null, ator: string, em: string }> }
 
 function toDetail (row: DetailRow): CandidatoDetail {
   return {
@@ -137,7 +139,8 @@ function toDetail (row: DetailRow): CandidatoDetail {
       vagaAnteriorId: entry.vaga_anterior_id,
       vagaId: entry.vaga_id,
       ator: entry.ator,
-      em: new Date(entry.em)
+      // json_agg writes timestamps in its own form (`2026-05-04T13:45:12.34+00:00`).
+      em: new Date(entry.em).toISOString()
     }))
   }
 }
@@ -164,16 +167,19 @@ async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
 
 export function createCandidatosRepository (db: Kysely<Schema>) {
   const detailRows = rowsByIds(db, detailQuery(db), 'c.id')
+  const pages = compiledShapes<Row>()
+  const pagesWithTotal = compiledShapes<Row & { total: number }>()
+  const counts = compiledShapes<{ count: number }>()
   return {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
-      const filtered = (query: ReturnType<typeof base>) => {
-        const { status, vagaId, q } = request.filter
-        if (status !== undefined) query = query.where('c.status', '=', status)
-        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', vagaId)
+      const { status, vagaId, q } = request.filter
+      const filtered = (query: ReturnType<typeof base>, slot: Slot) => {
+        if (status !== undefined) query = query.where('c.status', '=', slot<CandidatoStatus>('status'))
+        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', slot<string>('vagaId'))
         if (q !== undefined) {
-          const pattern = prefixPattern(q)
+          const pattern = slot<string>('pattern')
           query = query.where(eb => eb.or([
             eb(sql<string>`lower(c.nome)`, 'like', pattern),
             eb(sql<string>`lower(c.email)`, 'like', pattern)
@@ -181,11 +187,20 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         }
         return query
       }
-      const query = pageQuery(filtered(base(db)), request, SORT_COLUMNS, 'c.id')
       const page = request.page
-      if (page.kind !== 'offset') return pageOf(request, (await query.execute()).map(toRecord), undefined)
-      const rows = await query.select(TOTAL).execute()
-      const count = async () => Number((await filtered(base(db)).clearSelect().select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count)
+      const filters = `${status === undefined ? '' : 's'}${vagaId === undefined ? '' : 'v'}${q === undefined ? '' : 'q'}`
+      const shape = `${filters};${pageShape(request)}`
+      const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
+      if (page.kind !== 'offset') {
+        const statement = pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot), values)
+        return pageOf(request, (await db.executeQuery(statement)).rows.map(toRecord), undefined)
+      }
+      const statement = pagesWithTotal(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot).select(TOTAL), values)
+      const { rows } = await db.executeQuery(statement)
+      const count = async () => {
+        const statement = counts(filters, slot => filtered(base(db), slot).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
+        return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)
+      }
       return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
     },
 
@@ -253,7 +268,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
           ator: request.actor
         }
         // The change and its history entry in one statement; what they wrote comes back with it.
-        const { rows: [written] } = await sql<{ atualizado_em: Date, versao: number, em: Date }>`with moved as (update candidatos set status = ${next.status}, vaga_id = ${next.vagaId}, transferido_de = ${next.transferidoDe}, atualizado_em = now(), versao = versao + 1 where id = ${id} and status = ${current.status} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${id}, ${entry.acao}, ${entry.metodo}, ${entry.statusAnterior}, ${entry.status}, ${entry.vagaAnteriorId}, ${entry.vagaId}, ${entry.ator}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.execute(trx)
+        const { rows: [written] } = await sql<{ atualizado_em: Instant, versao: number, em: Instant }>`with moved as (update candidatos set status = ${next.status}, vaga_id = ${next.vagaId}, transferido_de = ${next.transferidoDe}, atualizado_em = now(), versao = versao + 1 where id = ${id} and status = ${current.status} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${id}, ${entry.acao}, ${entry.metodo}, ${entry.statusAnterior}, ${entry.status}, ${entry.vagaAnteriorId}, ${entry.vagaId}, ${entry.ator}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.execute(trx)
         if (written === undefined) throw new Error(`candidato ${id} changed under its lock`)
         // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
         const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined

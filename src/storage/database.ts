@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { startEmbeddedDatabase, type EmbeddedLog } from './embedded-database.js'
 import { PreparingClient } from './prepared-statements.js'
+import { readTimestampsAsInstants } from './instants.js'
 import type { Schema } from './schema.js'
 
 export type DatabaseKind = 'postgres' | 'pglite'
@@ -37,6 +38,7 @@ export interface Database {
 
 // Columns of type bigint (count(*) among them) arrive as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
+readTimestampsAsInstants()
 
 type Connection = Pick<pg.PoolConfig, 'connectionString' | 'host' | 'port' | 'user' | 'database'>
 

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Schema } from './schema.js'
+import type { Instant } from '../domain/instant.js'
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_HOURS = 24
@@ -35,7 +36,7 @@ export function createIdempotencyRepository (db: Kysely<Schema>) {
         await trx.deleteFrom('idempotency_keys')
           .where('scope', '=', request.scope)
           .where('key', '=', request.key)
-          .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
+          .where('created_at', '<', sql<Instant>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
           .execute()
         const claimed = await trx.insertInto('idempotency_keys')
           .values({ scope: request.scope, key: request.key, fingerprint: request.fingerprint })
@@ -61,7 +62,7 @@ export function createIdempotencyRepository (db: Kysely<Schema>) {
     /** Forgets keys older than the retention time; returns how many. */
     async purgeExpired (): Promise<number> {
       const result = await db.deleteFrom('idempotency_keys')
-        .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
+        .where('created_at', '<', sql<Instant>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
         .executeTakeFirst()
       return Number(result.numDeletedRows)
     }

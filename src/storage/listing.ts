@@ -1,5 +1,6 @@
 // Collections: sorting, filtering and both ways of paging, shared by the repositories.
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
+import type { Slot } from './compiled-shapes.js'
 
 export type SortDirection = 'asc' | 'desc'
 
@@ -8,7 +9,7 @@ export interface SortKey<F extends string = string> {
   direction: SortDirection
 }
 
-/** Where the previous page ended: the sort values of its last item, then its id. */
+/** Where the previous page ended: the sort values of its last item (text, or a timestamp as its Instant), then its id. */
 export interface Position {
   values: unknown[]
   id: string
@@ -46,11 +47,6 @@ export interface SortColumn {
   kind: ColumnKind
 }
 
-/** The value of a sort column as it travels in a cursor: text as is, timestamps as ISO strings. */
-export function positionValue (value: unknown): unknown {
-  return value instanceof Date ? value.toISOString() : value
-}
-
 function decode (value: unknown, kind: ColumnKind): string | Date {
   if (typeof value !== 'string' || value.includes('\u0000')) throw new InvalidPositionError('cursor value is not a string PostgreSQL can hold')
   if (kind === 'text') return value
@@ -65,44 +61,71 @@ function decode (value: unknown, kind: ColumnKind): string | Date {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
+/** A cursor's position as the statement binds it: its sort values as the columns hold them, then its id. */
+function decodePosition (position: Position, columns: SortColumn[]): { values: Array<string | Date>, id: string } {
+  if (position.values.length !== columns.length || typeof position.id !== 'string' || !UUID.test(position.id)) {
+    throw new InvalidPositionError('cursor does not fit the sort')
+  }
+  return { values: columns.map((column, i) => decode(position.values[i], column.kind)), id: position.id }
+}
+
 /**
  * The keyset condition "after this position" for a sort with mixed directions:
  * (a > x) or (a = x and b < y) or (a = x and b = y and id > z), each comparison bound as a parameter.
  */
-export function afterPosition (eb: ExpressionBuilder<any, any>, columns: SortColumn[], directions: SortDirection[], idColumn: string, position: Position): Expression<SqlBool> {
-  if (position.values.length !== columns.length || typeof position.id !== 'string' || !UUID.test(position.id)) {
-    throw new InvalidPositionError('cursor does not fit the sort')
-  }
-  const values = columns.map((column, i) => decode(position.values[i], column.kind))
+export function afterPosition (eb: ExpressionBuilder<any, any>, columns: SortColumn[], directions: SortDirection[], idColumn: string, values: unknown[], id: unknown): Expression<SqlBool> {
   const branches: Array<Expression<SqlBool>> = []
   for (let i = 0; i <= columns.length; i++) {
     const equal = columns.slice(0, i).map((column, j) => eb(eb.ref(column.column), '=', values[j]))
     const last = i === columns.length
-      ? eb(eb.ref(idColumn), '>', position.id)
+      ? eb(eb.ref(idColumn), '>', id)
       : eb(eb.ref(columns[i]!.column), directions[i] === 'asc' ? '>' : '<', values[i])
     branches.push(eb.and([...equal, last]))
   }
   return eb.or(branches)
 }
 
+/** What, besides the filters, decides a page statement's text: the sort and the kind of page. */
+export function pageShape (request: ListRequest<string, unknown>): string {
+  const page = request.page
+  const kind = page.kind === 'offset' ? 'offset' : page.after === undefined ? 'first' : 'after'
+  return `${request.sort.map(key => `${key.direction} ${key.field}`).join(',')};${kind}`
+}
+
+/**
+ * The values a page statement binds besides the filters: how many rows it fetches, and where it
+ * starts. Throws InvalidPositionError for a cursor that does not fit the sort.
+ */
+export function pageValues<F extends string> (request: ListRequest<F, unknown>, sortColumns: Record<F, SortColumn>): Record<string, unknown> {
+  const values: Record<string, unknown> = { fetch: request.limit + 1 }
+  const page = request.page
+  if (page.kind === 'offset') values.offset = page.offset
+  else if (page.after !== undefined) {
+    const position = decodePosition(page.after, request.sort.map(key => sortColumns[key.field]))
+    position.values.forEach((value, i) => { values[`after${i}`] = value })
+    values.afterId = position.id
+  }
+  return values
+}
+
 /**
  * A filtered list query narrowed to the request's page: in the request's order with the id last (so
  * the order is total), after the cursor's position or from the offset, and one row beyond the limit
- * (see pageOf).
+ * (see pageOf). Its values are slots, bound from pageValues: the shape compiles once (compiled-shapes.ts).
  */
 export function pageQuery<DB, TB extends keyof DB, O, F extends string> (
-  query: SelectQueryBuilder<DB, TB, O>, request: ListRequest<F, unknown>, sortColumns: Record<F, SortColumn>, idColumn: string
+  query: SelectQueryBuilder<DB, TB, O>, request: ListRequest<F, unknown>, sortColumns: Record<F, SortColumn>, idColumn: string, slot: Slot
 ): SelectQueryBuilder<DB, TB, O> {
   const columns = request.sort.map(key => sortColumns[key.field])
   const directions = request.sort.map(key => key.direction)
   const page = request.page
   if (page.kind === 'cursor' && page.after !== undefined) {
-    const after = page.after
-    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, after))
+    const values = columns.map((_, i) => slot(`after${i}`))
+    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, values, slot('afterId')))
   }
   for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
-  query = query.orderBy(sql.ref(idColumn), 'asc').limit(request.limit + 1)
-  if (page.kind === 'offset') query = query.offset(page.offset)
+  query = query.orderBy(sql.ref(idColumn), 'asc').limit(slot<number>('fetch'))
+  if (page.kind === 'offset') query = query.offset(slot<number>('offset'))
   return query
 }
 
@@ -132,6 +155,6 @@ export function pageOf<F extends string, T extends { id: string } & Record<F, un
   return {
     items,
     ...(total !== undefined && { total }),
-    ...(more && { next: { values: request.sort.map(key => positionValue(last[key.field])), id: last.id } })
+    ...(more && { next: { values: request.sort.map(key => last[key.field]), id: last.id } })
   }
 }

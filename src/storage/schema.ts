@@ -3,9 +3,10 @@ import type { ColumnType, Generated, GeneratedAlways } from 'kysely'
 import type { CandidatoStatus } from '../domain/candidato.js'
 import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
+import type { Instant } from '../domain/instant.js'
 
-/** Read as a Date; written as a Date or left to the column default. */
-type Timestamp = ColumnType<Date, Date | undefined, Date>
+/** Read as an Instant (see instants.ts); written as a Date or left to the column default. */
+type Timestamp = ColumnType<Instant, Date | undefined, Date>
 
 export interface VagasTable {
   id: Generated<string>

@@ -3,7 +3,8 @@ import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
-import { pageOf, pageQuery, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { compiledShapes, type Slot } from './compiled-shapes.js'
+import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import type { Schema, VagasTable } from './schema.js'
 
 export interface VagaRecord extends Vaga {
@@ -49,14 +50,17 @@ function toRecord (row: Selectable<VagasTable>): VagaRecord {
 }
 
 export function createVagasRepository (db: Kysely<Schema>) {
-  function where (filter: VagaFilter) {
+  function where (filter: VagaFilter, slot: Slot) {
     let query = db.selectFrom('vagas')
-    if (filter.status !== undefined) query = query.where('status', '=', filter.status)
-    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', prefixPattern(filter.q))
+    if (filter.status !== undefined) query = query.where('status', '=', slot<VagaStatus>('status'))
+    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', slot<string>('pattern'))
     return query
   }
 
   const vagaRows = rowsByIds(db, db.selectFrom('vagas').selectAll(), 'id')
+  const pages = compiledShapes<Selectable<VagasTable>>()
+  const pagesWithTotal = compiledShapes<Selectable<VagasTable> & { total: number }>()
+  const counts = compiledShapes<{ count: number }>()
   return {
     findById: batchedLookup(async ids => (await vagaRows(ids)).map(toRecord)),
 
@@ -66,11 +70,21 @@ export function createVagasRepository (db: Kysely<Schema>) {
     },
 
     async list (request: ListRequest<VagaSortField, VagaFilter>): Promise<ListResult<VagaRecord>> {
-      const query = pageQuery(where(request.filter).selectAll(), request, SORT_COLUMNS, 'id')
+      const { status, q } = request.filter
+      const filters = `${status === undefined ? '' : 's'}${q === undefined ? '' : 'q'}`
+      const shape = `${filters};${pageShape(request)}`
+      const values = { status, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
       const page = request.page
-      if (page.kind !== 'offset') return pageOf(request, (await query.execute()).map(toRecord), undefined)
-      const rows = await query.select(TOTAL).execute()
-      const count = async () => Number((await where(request.filter).select(eb => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow()).count)
+      if (page.kind !== 'offset') {
+        const statement = pages(shape, slot => pageQuery(where(request.filter, slot).selectAll(), request, SORT_COLUMNS, 'id', slot), values)
+        return pageOf(request, (await db.executeQuery(statement)).rows.map(toRecord), undefined)
+      }
+      const statement = pagesWithTotal(shape, slot => pageQuery(where(request.filter, slot).selectAll(), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values)
+      const { rows } = await db.executeQuery(statement)
+      const count = async () => {
+        const statement = counts(filters, slot => where(request.filter, slot).select(eb => eb.fn.countAll<number>().as('count')), values)
+        return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)
+      }
       return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
     },
 

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox'
 import { allowedMoves, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
 import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
+import type { Instant } from '../../domain/instant.js'
 import { type Problem } from '../problem.js'
 import { problem } from '../error-catalogue.js'
 import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
@@ -81,7 +82,7 @@ export function candidatoLinks (candidato: CandidatoRecord, href: (path: string)
 
 function historico (candidato: CandidatoRecord | CandidatoDetail) {
   if (!('historico' in candidato)) return {}
-  return { historico: candidato.historico.map(entry => ({ ...entry, em: entry.em.toISOString() })) }
+  return { historico: candidato.historico }
 }
 
 export function candidatoV1 (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string): CandidatoV1Body {
@@ -92,8 +93,8 @@ export function candidatoV1 (candidato: CandidatoRecord | CandidatoDetail, href:
     status: candidato.status,
     vagaId: candidato.vagaId,
     transferidoDe: candidato.transferidoDe,
-    criadoEm: candidato.criadoEm.toISOString(),
-    atualizadoEm: candidato.atualizadoEm.toISOString(),
+    criadoEm: candidato.criadoEm,
+    atualizadoEm: candidato.atualizadoEm,
     ...historico(candidato),
     links: candidatoLinks(candidato, href)
   }
@@ -108,8 +109,8 @@ export function candidatoV2 (candidato: CandidatoRecord | CandidatoDetail, href:
     status: candidato.status,
     vaga: vaga === null ? null : { id: vaga.id, titulo: vaga.titulo, status: vaga.status },
     transferidoDe: candidato.transferidoDe,
-    criadoEm: candidato.criadoEm.toISOString(),
-    atualizadoEm: candidato.atualizadoEm.toISOString(),
+    criadoEm: candidato.criadoEm,
+    atualizadoEm: candidato.atualizadoEm,
     ...historico(candidato),
     links: candidatoLinks(candidato, href)
   }
@@ -121,7 +122,7 @@ export function candidatoEtag (candidato: CandidatoRecord, version: string, show
 }
 
 /** A representation that shows the vaga's title and status changed at the later of the two changes. */
-export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: boolean): Date {
+export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: boolean): Instant {
   const vagaChange = candidato.vaga?.atualizadoEm
   return showsVaga && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
 }

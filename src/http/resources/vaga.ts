@@ -61,8 +61,8 @@ export function vagaRepresentation (vaga: VagaRecord, href: (path: string) => st
     titulo: vaga.titulo,
     descricao: vaga.descricao,
     status: vaga.status,
-    criadoEm: vaga.criadoEm.toISOString(),
-    atualizadoEm: vaga.atualizadoEm.toISOString(),
+    criadoEm: vaga.criadoEm,
+    atualizadoEm: vaga.atualizadoEm,
     links: vagaLinks(vaga, href)
   }
 }

@@ -1,0 +1,51 @@
+// A list statement's text depends on a few choices (which filters, which sort, which kind of page);
+// its values change with every request. Kysely builds and compiles each shape once, with named
+// placeholders in place of the values; a request then only binds its values where the placeholders
+// landed, and sends the same text as before (the same prepared statement) without the query builder.
+import type { Compilable, CompiledQuery } from 'kysely'
+
+/** Past this many shapes, new ones are compiled per request: memory stays bounded whatever clients ask. */
+const MAX_SHAPES = 500
+
+/** A string no query builds on its own: it marks where a named value goes. */
+const PLACEHOLDER = '\u0000value:'
+
+/** Names a value while a shape compiles; the statement binds the request's value of that name. */
+export type Slot = <T>(name: string) => T
+
+interface Shape<Row> {
+  compiled: CompiledQuery<Row>
+  /** Per parameter, the name of the value it binds, or undefined for a constant the query itself holds. */
+  names: Array<string | undefined>
+}
+
+function compile<Row> (build: (slot: Slot) => Compilable<Row>): Shape<Row> {
+  // The one place a placeholder stands in for a typed value: it never reaches the database.
+  const slot = (<T>(name: string): T => `${PLACEHOLDER}${name}` as T) as Slot
+  const compiled = build(slot).compile()
+  const names = compiled.parameters.map(parameter =>
+    typeof parameter === 'string' && parameter.startsWith(PLACEHOLDER) ? parameter.slice(PLACEHOLDER.length) : undefined)
+  return { compiled, names }
+}
+
+/**
+ * Compiles a statement once per shape key and binds each request's values into it. The key must name
+ * every choice `build` makes other than values; `values` must hold every name `build` slots.
+ */
+export function compiledShapes<Row> () {
+  const shapes = new Map<string, Shape<Row>>()
+  return (key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>): CompiledQuery<Row> => {
+    let shape = shapes.get(key)
+    if (shape === undefined) {
+      shape = compile(build)
+      if (shapes.size < MAX_SHAPES) shapes.set(key, shape)
+    }
+    const { compiled, names } = shape
+    const parameters = names.map((name, i) => {
+      if (name === undefined) return compiled.parameters[i]
+      if (!(name in values)) throw new Error(`no value for ${name} in the statement of shape ${key}`)
+      return values[name]
+    })
+    return { ...compiled, parameters }
+  }
+}

@@ -1,0 +1,35 @@
+import t from 'tap'
+import { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler } from 'kysely'
+import { compiledShapes } from '../../src/storage/compiled-shapes.js'
+
+interface DB { items: { id: string, kind: string, rank: number } }
+
+const db = new Kysely<DB>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: kysely => new PostgresIntrospector(kysely),
+    createQueryCompiler: () => new PostgresQueryCompiler()
+  }
+})
+
+t.test('a shape compiles once; every request binds its own values where the placeholders landed', async t => {
+  const statements = compiledShapes<{ id: string }>()
+  let builds = 0
+  const build = (kind: string | undefined) => (slot: <T>(name: string) => T) => {
+    builds++
+    let query = db.selectFrom('items').select('id').where('rank', '>', 5)
+    if (kind !== undefined) query = query.where('kind', '=', slot<string>('kind'))
+    return query.limit(slot<number>('fetch'))
+  }
+  const first = statements('k', build('a'), { kind: 'a', fetch: 21 })
+  const second = statements('k', build('b'), { kind: 'b', fetch: 11 })
+  t.equal(builds, 1)
+  t.equal(second.sql, first.sql)
+  t.same(first.parameters, [5, 'a', 21], 'constants of the query stay, values are bound in order')
+  t.same(second.parameters, [5, 'b', 11])
+  const other = statements('', build(undefined), { fetch: 3 })
+  t.same(other.parameters, [5, 3])
+  t.not(other.sql, first.sql)
+  t.throws(() => statements('missing', build('a'), { fetch: 3 }), /no value for kind/)
+})
