@@ -14,6 +14,7 @@ const CANDIDATO_FROM = 'from "candidatos" as "c" left join "vagas" as "v" on "v"
 const DETAIL = `select ${CANDIDATO_COLUMNS}, ${HISTORY} ${CANDIDATO_FROM}`
 const IN_VAGA_BY_STATUS = `${CANDIDATO_FROM} where "c"."status" = $1 and "c"."vaga_id" = $2`
 const TOTAL = 'count(*) over () as "total"'
+const VAGA_COLUMNS = '"id", "titulo", "descricao", "status", "criado_em", "atualizado_em", "versao"'
 const NEWEST_FIRST = 'order by "c"."criado_em" desc, "c"."id" asc limit $3'
 
 export const SQL = {
@@ -24,10 +25,10 @@ export const SQL = {
   candidatosPage: { name: 'candidatos-page', text: `select ${CANDIDATO_COLUMNS} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST}` },
   vagaExists: { name: 'vaga-exists', text: 'select "id" from "vagas" where "id" = $1' },
   /** $1 limit + 1, $2 offset; each row carries the total. */
-  vagasPageOffset: { name: 'vagas-page-offset', text: `select *, ${TOTAL} from "vagas" order by "criado_em" desc, "id" asc limit $1 offset $2` },
-  vagasPage: { name: 'vagas-page', text: 'select * from "vagas" order by "criado_em" desc, "id" asc limit $1' },
+  vagasPageOffset: { name: 'vagas-page-offset', text: `select ${VAGA_COLUMNS}, ${TOTAL} from "vagas" order by "criado_em" desc, "id" asc limit $1 offset $2` },
+  vagasPage: { name: 'vagas-page', text: `select ${VAGA_COLUMNS} from "vagas" order by "criado_em" desc, "id" asc limit $1` },
   /** $1 nome, $2 email, $3 status. */
-  candidatoInsert: { name: 'candidato-insert', text: 'insert into "candidatos" ("nome", "email", "status") values ($1, $2, $3) returning *' },
+  candidatoInsert: { name: 'candidato-insert', text: 'insert into "candidatos" ("nome", "email", "status") values ($1, $2, $3) returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
   begin: { name: '', text: 'begin' },
   commit: { name: '', text: 'commit' },
   candidatoLock: { name: 'candidato-lock', text: `${DETAIL} where "c"."id" = $1 for update of "c"` },

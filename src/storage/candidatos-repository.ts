@@ -9,7 +9,7 @@ import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { compiledShapes, type Slot } from './compiled-shapes.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
-import type { CandidatosTable, Schema } from './schema.js'
+import { CANDIDATO_COLUMNS, type CandidatosTable, type Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
 export interface VagaSummary {
@@ -207,7 +207,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
     async create (fields: CandidatoFields): Promise<CandidatoDetail> {
       return await duplicateEmailAware(async () => {
-        const row = await db.insertInto('candidatos').values({ ...fields, status: 'cadastrado' }).returningAll().executeTakeFirstOrThrow()
+        const row = await db.insertInto('candidatos').values({ ...fields, status: 'cadastrado' }).returning(CANDIDATO_COLUMNS).executeTakeFirstOrThrow()
         return { ...ownFields(row), vaga: null, historico: [] }
       })
     },

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { Schema } from './schema.js'
+import { IDEMPOTENCY_KEY_COLUMNS, type Schema } from './schema.js'
 import type { Instant } from '../domain/instant.js'
 
 /** How long a key is remembered. */
@@ -44,7 +44,7 @@ export function createIdempotencyRepository (db: Kysely<Schema>) {
           .returning('key')
           .executeTakeFirst()
         if (claimed === undefined) {
-          const stored = await trx.selectFrom('idempotency_keys').selectAll()
+          const stored = await trx.selectFrom('idempotency_keys').select(IDEMPOTENCY_KEY_COLUMNS)
             .where('scope', '=', request.scope).where('key', '=', request.key)
             .executeTakeFirstOrThrow()
           if (stored.fingerprint !== request.fingerprint) return { outcome: 'mismatch' }

@@ -53,6 +53,12 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp
 }
 
+// Statements name their columns, never `*`: a prepared statement keeps its result type, and a column a
+// newer instance's migration adds would otherwise fail it ("cached plan must not change result type").
+export const VAGA_COLUMNS = ['id', 'titulo', 'descricao', 'status', 'criado_em', 'atualizado_em', 'versao'] as const
+export const CANDIDATO_COLUMNS = ['id', 'nome', 'email', 'status', 'vaga_id', 'transferido_de', 'criado_em', 'atualizado_em', 'versao'] as const
+export const IDEMPOTENCY_KEY_COLUMNS = ['scope', 'key', 'fingerprint', 'status_code', 'headers', 'body', 'created_at'] as const
+
 export interface Schema {
   vagas: VagasTable
   candidatos: CandidatosTable

@@ -5,7 +5,7 @@ import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
 import { compiledShapes, type Slot } from './compiled-shapes.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
-import type { Schema, VagasTable } from './schema.js'
+import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
 
 export interface VagaRecord extends Vaga {
   /** Grows by one on every change. */
@@ -57,7 +57,7 @@ export function createVagasRepository (db: Kysely<Schema>) {
     return query
   }
 
-  const vagaRows = rowsByIds(db, db.selectFrom('vagas').selectAll(), 'id')
+  const vagaRows = rowsByIds(db, db.selectFrom('vagas').select(VAGA_COLUMNS), 'id')
   const pages = compiledShapes<Selectable<VagasTable>>()
   const pagesWithTotal = compiledShapes<Selectable<VagasTable> & { total: number }>()
   const counts = compiledShapes<{ count: number }>()
@@ -76,10 +76,10 @@ export function createVagasRepository (db: Kysely<Schema>) {
       const values = { status, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
       const page = request.page
       if (page.kind !== 'offset') {
-        const statement = pages(shape, slot => pageQuery(where(request.filter, slot).selectAll(), request, SORT_COLUMNS, 'id', slot), values)
+        const statement = pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot), values)
         return pageOf(request, (await db.executeQuery(statement)).rows.map(toRecord), undefined)
       }
-      const statement = pagesWithTotal(shape, slot => pageQuery(where(request.filter, slot).selectAll(), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values)
+      const statement = pagesWithTotal(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values)
       const { rows } = await db.executeQuery(statement)
       const count = async () => {
         const statement = counts(filters, slot => where(request.filter, slot).select(eb => eb.fn.countAll<number>().as('count')), values)
@@ -89,20 +89,20 @@ export function createVagasRepository (db: Kysely<Schema>) {
     },
 
     async create (fields: VagaFields): Promise<VagaRecord> {
-      const row = await db.insertInto('vagas').values(fields).returningAll().executeTakeFirstOrThrow()
+      const row = await db.insertInto('vagas').values(fields).returning(VAGA_COLUMNS).executeTakeFirstOrThrow()
       return toRecord(row)
     },
 
     /** Replaces or patches the given fields, when the precondition (If-Match) holds. */
     async update (id: string, changes: Partial<VagaFields>, precondition?: Precondition<VagaRecord>): Promise<WriteOutcome<VagaRecord>> {
       return await db.transaction().execute(async trx => {
-        const current = await trx.selectFrom('vagas').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+        const current = await trx.selectFrom('vagas').select(VAGA_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst()
         if (current === undefined) return { outcome: 'not-found' }
         if (precondition !== undefined && !precondition(toRecord(current))) return { outcome: 'precondition-failed' }
         const row = await trx.updateTable('vagas')
           .set({ ...changes, atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
           .where('id', '=', id)
-          .returningAll()
+          .returning(VAGA_COLUMNS)
           .executeTakeFirstOrThrow()
         return { outcome: 'ok', value: toRecord(row) }
       })
@@ -112,7 +112,7 @@ export function createVagasRepository (db: Kysely<Schema>) {
     async remove (id: string, precondition?: Precondition<VagaRecord>): Promise<RemoveVagaOutcome> {
       try {
         return await db.transaction().execute(async trx => {
-          const current = await trx.selectFrom('vagas').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+          const current = await trx.selectFrom('vagas').select(VAGA_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst()
           if (current === undefined) return { outcome: 'not-found' }
           if (precondition !== undefined && !precondition(toRecord(current))) return { outcome: 'precondition-failed' }
           const occupied = await trx.selectFrom('candidatos').select('id').where('vaga_id', '=', id).limit(1).executeTakeFirst()

@@ -3,6 +3,9 @@ import { sql } from 'kysely'
 import { createDatabase } from '../../src/storage/database.js'
 import { freshDataDir } from '../support/pglite-template.js'
 import { freshPostgresDatabase } from '../support/services.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
+import { createCandidatosRepository } from '../../src/storage/candidatos-repository.js'
+import { createVagasRepository } from '../../src/storage/vagas-repository.js'
 
 t.test('PostgreSQL: a parameterised statement is prepared under a name once per connection, then reused', async t => {
   const url = await freshPostgresDatabase(t)
@@ -27,4 +30,35 @@ t.test('embedded database: connections that share its one session send unnamed s
   t.same(answers, Array.from({ length: 24 }, (_, i) => i * 2))
   const prepared = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(database.db)
   t.same(prepared.rows, [], 'nothing named in the shared session')
+})
+
+t.test('PostgreSQL: a column a newer instance\'s migration adds does not break the statements this one prepared', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  // One connection, so every statement below runs in the session that prepared it.
+  const database = createDatabase({ url, dataDir: await freshDataDir(t), poolSize: 1 })
+  t.teardown(() => database.close())
+  await database.open()
+  await migrateToLatest(database.db)
+  const vagas = createVagasRepository(database.db)
+  const candidatos = createCandidatosRepository(database.db)
+  const byNewest = { filter: {}, sort: [{ field: 'criadoEm' as const, direction: 'desc' as const }], limit: 20 }
+  const useEveryStatement = async (n: number) => {
+    const vaga = await vagas.create({ titulo: `Vaga ${n}`, descricao: null, status: 'aberta' })
+    await vagas.update(vaga.id, { titulo: `Vaga ${n}, revista` })
+    await vagas.findById(vaga.id)
+    await vagas.list({ ...byNewest, page: { kind: 'offset', offset: 0 } })
+    await vagas.list({ ...byNewest, page: { kind: 'cursor' } })
+    const candidato = await candidatos.create({ nome: `Pessoa ${n}`, email: `pessoa${n}@example.com` })
+    await candidatos.findById(candidato.id)
+    await candidatos.list({ ...byNewest, page: { kind: 'offset', offset: 0 } })
+    return vaga
+  }
+  await useEveryStatement(1)
+  // What a rolling deployment does: the new version's migration adds columns while this one serves.
+  await sql`alter table vagas add column notas text`.execute(database.db)
+  await sql`alter table candidatos add column notas text`.execute(database.db)
+  const vaga = await useEveryStatement(2)
+  t.equal((await vagas.findById(vaga.id))?.titulo, 'Vaga 2, revista', 'reads, lists and writes still answer')
+  t.equal((await vagas.list({ ...byNewest, page: { kind: 'offset', offset: 0 } })).total, 2)
 })
