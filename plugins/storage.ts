@@ -43,6 +43,7 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
     poolSize: fastify.config.DATABASE_POOL_SIZE,
+    preparedStatements: fastify.config.DATABASE_PREPARED_STATEMENTS,
     connectTimeoutMs: fastify.config.DATABASE_POOL_TIMEOUT_MS,
     onPoolError: error => log.warn(logCause(error), 'database connection lost'),
     log

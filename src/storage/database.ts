@@ -14,6 +14,8 @@ export interface DatabaseSettings {
   dataDir: string
   /** Largest number of pooled PostgreSQL connections. */
   poolSize?: number
+  /** Send parameterised statements as named prepared statements (PostgreSQL only; default true). */
+  preparedStatements?: boolean
   /** How long a query may wait for a connection before failing, in ms. */
   connectTimeoutMs?: number
   /** Reports pool errors (a connection lost while idle) instead of crashing the process. */
@@ -70,7 +72,7 @@ export function createDatabase (settings: DatabaseSettings): Database {
     : { host: embedded.host, port: embedded.port, user: 'postgres', database: 'postgres' }
   // The embedded database's connections share one session, where the same statement name prepared by
   // two connections would collide: there, statements stay unnamed.
-  const queries = pool(connection, settings, settings.poolSize ?? 10, embedded === undefined)
+  const queries = pool(connection, settings, settings.poolSize ?? 10, embedded === undefined && settings.preparedStatements !== false)
   const probe = pool(connection, settings, 1)
   // Kysely ends the pool only if a query ever ran; ending it ourselves covers the other case.
   let ended = false

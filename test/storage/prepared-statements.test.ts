@@ -62,3 +62,13 @@ t.test('PostgreSQL: a column a newer instance\'s migration adds does not break t
   t.equal((await vagas.findById(vaga.id))?.titulo, 'Vaga 2, revista', 'reads, lists and writes still answer')
   t.equal((await vagas.list({ ...byNewest, page: { kind: 'offset', offset: 0 } })).total, 2)
 })
+
+t.test('PostgreSQL with preparedStatements false (behind a pooler in transaction mode): nothing is named', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const database = createDatabase({ url, dataDir: await freshDataDir(t), poolSize: 1, preparedStatements: false })
+  t.teardown(() => database.close())
+  t.equal((await sql<{ doubled: number }>`select ${4}::int * 2 as "doubled"`.execute(database.db)).rows[0]?.doubled, 8)
+  const prepared = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(database.db)
+  t.same(prepared.rows, [], 'the statement went unnamed')
+})
