@@ -5,13 +5,13 @@ import { candidatoIssues } from '../../../src/domain/candidato.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import {
-  CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema, CandidatoStatusSchema,
+  CandidatoCreateSchema, CandidatoFilters, CandidatoPatchSchema, CandidatoReplaceSchema,
   DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
 } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
-  ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, fieldProblem, notFound,
+  ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
@@ -41,11 +41,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'Filter by `status`, `vagaId` and `q` (start of the name or e-mail), sort by `sort`, ' +
           (paging === 'offset' ? 'page by `offset` and `limit`; `total` counts every match.' : 'page by `limit` and the `cursor` of the `next` link.'),
         tags,
-        querystring: collectionQuerystring(paging, {
-          status: Type.Optional(CandidatoStatusSchema),
-          vagaId: Type.Optional(Id),
-          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
-        }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
+        querystring: collectionQuerystring(paging, { ...CandidatoFilters, vagaId: Type.Optional(Id) }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
         headers: CollectionHeaders,
         response: pageResponses(paging, CandidatoSchema)
       }

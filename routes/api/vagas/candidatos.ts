@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
-import { CandidatoStatusSchema, DEFAULT_CANDIDATO_SORT, candidatoEtag } from '../../../src/http/resources/candidato.js'
+import { CandidatoFilters, DEFAULT_CANDIDATO_SORT, candidatoEtag } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
-import { IdParams, Text, notFound, hrefOf } from '../../../src/http/resources/common.js'
+import { IdParams, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
 
@@ -21,10 +20,7 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'The candidatos whose current vaga this is, with the filters, sorts and paging of `/candidatos`. 404 when the vaga does not exist.',
         tags: ['vagas', 'candidatos'],
         params: IdParams,
-        querystring: collectionQuerystring(paging, {
-          status: Type.Optional(CandidatoStatusSchema),
-          q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
-        }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
+        querystring: collectionQuerystring(paging, CandidatoFilters, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
         headers: CollectionHeaders,
         response: pageResponses(paging, CandidatoSchema)
       }

@@ -10,6 +10,12 @@ import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, t
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 
 export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { description: 'cadastrado -> inscrito (candidatar) -> aprovado | reprovado' })
+
+/** The filters of every list of candidatos; `/candidatos` also filters by `vagaId`. */
+export const CandidatoFilters = {
+  status: Type.Optional(CandidatoStatusSchema),
+  q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
+}
 const ActionSchema = StringEnum(CANDIDATO_ACTIONS)
 const NullableId = (description?: string) => NullableString({ pattern: UUID_PATTERN, ...(description !== undefined && { description }) })
 const Nome = Text({ minLength: 1, maxLength: NOME_MAX_LENGTH, description: 'The name, 1 to 200 characters', examples: ['Ana Souza'] })

@@ -3860,13 +3860,13 @@ export interface operations {
             query?: {
                 /** @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado */
                 status?: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
+                /** @description Start of the name or of the e-mail address, any case */
+                q?: string;
                 /**
                  * @description A lower-case UUID
                  * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                  */
                 vagaId?: string;
-                /** @description Start of the name or of the e-mail address, any case */
-                q?: string;
                 /** @description Items per page, 1 to 100 */
                 limit?: number;
                 /** @description Items to skip */
