@@ -12,7 +12,7 @@ t.test('runs at once, then again after each run, never two runs at a time', asyn
     runs++
     running++
     mostAtOnce = Math.max(mostAtOnce, running)
-    await sleep(30)
+    await sleep(30) // a run slower than the interval: the behaviour under test
     running--
   }, 5)
   t.teardown(scheduler.stop)
