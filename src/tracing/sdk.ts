@@ -30,7 +30,9 @@ export function startTracing (options: Partial<NodeSDKConfiguration> = {}): Node
       new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: hookSpans, instrumentHandler: hookSpans }),
       // Health checks poll the database and Redis in the background: only calls made for a traced
       // request become spans. Bound values are never recorded (enhancedDatabaseReporting is off).
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+      // No span for taking a pooled connection: every query takes one, so it would double the
+      // database spans a sampled trace exports; a wait for the pool shows as the gap before the query.
+      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
       new IORedisInstrumentation({ requireParentSpan: true }),
       new UndiciInstrumentation(),
       new GrpcInstrumentation()

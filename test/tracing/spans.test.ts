@@ -102,6 +102,8 @@ t.test('a candidato action: one trace, the server span under the caller\'s trace
     while (ancestor !== undefined && ancestor !== server) ancestor = byId.get(parentOf(ancestor) ?? '')
     t.equal(ancestor, server, `${span.name} lies under the server span`)
   }
+  // Every database span is a statement: taking a pooled connection makes none (docs/operations.md "What spans to expect").
+  t.same(database.filter(span => typeof span.attributes['db.query.text'] !== 'string').map(span => span.name), [], 'no connection spans')
   // The statement (db.statement, named db.query.text in the current database conventions) keeps its placeholders.
   const statements = database.map(span => span.attributes['db.query.text']).filter(text => typeof text === 'string')
   t.ok(statements.some(text => text.includes('$1')), 'the statements are parameterized')
