@@ -78,6 +78,12 @@ export async function waitFor (baseUrl: string, path: string, status = 200, time
 // them, so the ratio compares the applications and not their heap settings.
 const SERVER_NODE_FLAGS = SHIPPED_NODE_OPTIONS.split(/\s+/)
 
+/** BENCH_CPU_PROFILE=<dir>: the service writes a V8 CPU profile there when it stops (see bench/cpu-profile-summary.ts). */
+export function profilingFlags (): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE
+  return dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`]
+}
+
 export async function startServer (name: string, pinning: Pinning, args: string[], env: Record<string, string>): Promise<Server> {
   const [file, argv] = command(pinning.server, [...SERVER_NODE_FLAGS, ...args])
   // Logs go nowhere: a pipe back to this process would put its reader on the load generator's core.

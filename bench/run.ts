@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
 import type { LoadOptions, LoadResult } from './load.js'
 import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
-import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
+import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, profilingFlags, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
 
 const settings = {
   connections: 100,
@@ -179,7 +179,7 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
         ...Object.fromEntries(Object.entries(scenario.env ?? {}).map(([name, value]) => [name, value.replaceAll(OTLP_SINK, otlpSink)]))
       }
       for (const member of unit) if (processKey(member) === key) await member.prepare?.(env)
-      running = { service: await startServer('service', pinning, [...scenario.nodeArgs ?? [], 'dist/src/server.js'], env), env }
+      running = { service: await startServer('service', pinning, [...profilingFlags(), ...scenario.nodeArgs ?? [], 'dist/src/server.js'], env), env }
       processes.set(key, running)
     }
     return running

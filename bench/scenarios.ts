@@ -131,7 +131,10 @@ const tracingScenarios: Scenario[] = [
   { name: 'ping-tracing-no-endpoint', group: 'tracing', relativeTo: 'ping-untraced', target: 0.97, method: 'GET', path: '/ping', env: tracingConfigured, nodeArgs: TRACING_PRELOAD },
   { name: 'read-tracing-no-endpoint', group: 'tracing', relativeTo: 'read-untraced', target: 0.97, method: 'GET', path: '/api/v1/candidatos/{id}', env: tracingConfigured, nodeArgs: TRACING_PRELOAD, setup: candidatoRead },
   { name: 'ping-sampled-10', group: 'tracing', relativeTo: 'ping-untraced', target: 0.85, method: 'GET', path: '/ping', env: tracingSampled, nodeArgs: TRACING_PRELOAD },
-  { name: 'read-sampled-10', group: 'tracing', relativeTo: 'read-untraced', target: 0.85, method: 'GET', path: '/api/v1/candidatos/{id}', env: tracingSampled, nodeArgs: TRACING_PRELOAD, setup: candidatoRead }
+  { name: 'read-sampled-10', group: 'tracing', relativeTo: 'read-untraced', target: 0.85, method: 'GET', path: '/api/v1/candidatos/{id}', env: tracingSampled, nodeArgs: TRACING_PRELOAD, setup: candidatoRead },
+  // Tracing on with a sampler that records nothing: what every request pays (the async context, the
+  // non-recording span), apart from the sampled requests' export. No target: it explains read-sampled-10.
+  { name: 'read-sampled-0', group: 'tracing', relativeTo: 'read-untraced', method: 'GET', path: '/api/v1/candidatos/{id}', env: { ...tracingSampled, OTEL_TRACES_SAMPLER_ARG: '0' }, nodeArgs: TRACING_PRELOAD, setup: candidatoRead }
 ]
 
 export const scenarios: Scenario[] = [

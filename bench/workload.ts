@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
 import {
-  choosePinning, compare, fmt, freePort, freshDatabase, medians, positiveInteger, printRows, runLoad, startServer, stopServer, untilQuiet, waitFor, writeResults,
+  choosePinning, compare, fmt, freePort, freshDatabase, medians, positiveInteger, printRows, profilingFlags, runLoad, startServer, stopServer, untilQuiet, waitFor, writeResults,
   type Comparison, type Figures, type Pinning, type Server
 } from './harness.js'
 import type { LoadResult } from './load-result.js'
@@ -198,9 +198,7 @@ async function main (): Promise<number> {
     process.stdout.write('the baseline runs the statements the service sends\n')
 
     const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1' }
-    // BENCH_CPU_PROFILE=<dir>: the service writes a V8 CPU profile there when it stops (see bench/cpu-profile-summary.ts).
-    const profile = process.env.BENCH_CPU_PROFILE === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
-    const service = await startServer('service', pinning, [...profile, 'dist/src/server.js'], {
+    const service = await startServer('service', pinning, [...profilingFlags(), 'dist/src/server.js'], {
       ...base, ...serviceEnv, LOG_LEVEL: 'info', DATA_DIR: join(scratch, 'data'), PORT: String(await freePort())
     })
     servers.push(service)
