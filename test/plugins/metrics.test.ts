@@ -27,7 +27,13 @@ t.test('request durations by route pattern and status; probes stay out; health g
       scope.get('/widgets/:id', async () => ({ ok: true }))
     }
   })
-  await eventually(async () => { assert.equal((await app.inject('/health/ready')).statusCode, 200, 'waiting for readiness') }, { interval: 50 })
+  // The embedded database opens in the background (several seconds on a busy machine): wait for that
+  // event, then for the refresh it triggers.
+  await app.storage.whenReady()
+  await eventually(async () => {
+    const ready = await app.inject('/health/ready')
+    assert.equal(ready.statusCode, 200, `waiting for readiness: ${ready.body}`)
+  }, { interval: 50 })
   for (const id of ['a1', 'b2', 'c3']) await app.inject(`/widgets/${id}`)
   for (let i = 0; i < 5; i++) {
     await app.inject('/ping')

@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface EventuallyOptions {
-  /** How long to keep trying before failing with the last error, in ms. Generous: a busy two-core machine is slow. */
+  /**
+   * How long to keep trying before failing with the last error, in ms. Generous (30 s by default): on a
+   * busy two-core CI machine an embedded database took over 10 s to open, and a passing check returns at once.
+   */
   timeout?: number
   /** Pause between attempts, in ms. */
   interval?: number
@@ -12,7 +15,7 @@ export interface EventuallyOptions {
  * (its last error is thrown). Tests wait for an event with this, never with a fixed sleep.
  */
 export async function eventually<T> (check: () => T | Promise<T>, options: EventuallyOptions = {}): Promise<T> {
-  const timeout = options.timeout ?? 10_000
+  const timeout = options.timeout ?? 30_000
   const interval = options.interval ?? 25
   const deadline = Date.now() + timeout
   for (;;) {
