@@ -46,7 +46,7 @@ t.test('PostgreSQL down under load: state changes and a count per interval, not 
   await eventually(async () => { if ((await app.inject('/health/ready')).statusCode !== 200) throw new Error('not ready yet') }, { timeout: 30_000 })
   // The last interval's count is written once the interval ends.
   const counted = (): number => log.lines.slice(linesBefore).reduce((sum, line) => sum + (line.refused?.DatabaseUnavailable ?? 0), 0)
-  await eventually(() => { if (counted() < refused) throw new Error(`${counted()} counted`) }, { timeout: 5000 })
+  await eventually(() => { if (counted() < refused) throw new Error(`${counted()} counted`) })
 
   const outage = log.lines.slice(linesBefore).filter(line => line.msg !== 'request completed')
   const noisy = outage.filter(line => line.level >= WARN)
@@ -80,7 +80,7 @@ t.test('a handler that outlives HANDLER_TIMEOUT: no "Reply was already sent" war
     t.equal(res.statusCode, 503, url)
     t.equal(res.json().code, 'HandlerTimeout')
   }
-  await eventually(() => { if (finished < 2) throw new Error('the handlers are still running') }, { timeout: 5000 })
+  await eventually(() => { if (finished < 2) throw new Error('the handlers are still running') })
   // A late send would be logged in the same turn as the handler's end; let that turn pass.
   await new Promise(resolve => setImmediate(resolve))
   const warnings = log.lines.filter(line => line.level >= WARN)
