@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { LoadResult } from './load-result.js'
-import { SHIPPED_NODE_OPTIONS } from './shipped-process.js'
+import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
 
 export const root = resolve(import.meta.dirname, '..')
 
@@ -74,9 +74,9 @@ export async function waitFor (baseUrl: string, path: string, status = 200, time
   throw new Error(`${baseUrl}${path} did not answer ${status} within ${timeoutMs} ms (${last})`)
 }
 
-// The V8 flags the service runs with (`npm start`, the Dockerfile's NODE_OPTIONS). Both servers get
+// The V8 flags the service runs with (`npm start`, the Dockerfile's CMD). Both servers get
 // them, so the ratio compares the applications and not their heap settings.
-const SERVER_NODE_FLAGS = SHIPPED_NODE_OPTIONS.split(/\s+/)
+const SERVER_NODE_FLAGS = SHIPPED_NODE_FLAGS
 
 /** BENCH_CPU_PROFILE=<dir>: the service writes a V8 CPU profile there when it stops (see bench/cpu-profile-summary.ts). */
 export function profilingFlags (): string[] {

@@ -1,5 +1,5 @@
 // `npm run bench:memory`: the resident memory (RSS) of one built service process, as the image runs it
-// (the Dockerfile's NODE_OPTIONS, NODE_ENV=production, LOG_LEVEL=info), on a fresh PostgreSQL database
+// (the Dockerfile's V8 flags, NODE_ENV=production, LOG_LEVEL=info), on a fresh PostgreSQL database
 // seeded with realistic data: at idle after start, at the peak of a mixed read and list load, and
 // after the load. These figures set the Kubernetes memory request, limit and autoscaling target.
 import { spawn, spawnSync } from 'node:child_process'
@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { SignJWT } from 'jose'
-import { rssBytes, SHIPPED_NODE_OPTIONS, shippedEnvironment } from './shipped-process.js'
+import { rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
 import { freshDatabase } from './harness.js'
 
 const root = resolve(import.meta.dirname, '..')
@@ -44,7 +44,7 @@ try {
   const ids = await sampleIds(database.url)
 
   const port = 30_000 + Math.floor(Math.random() * 20_000)
-  const child = spawn(process.execPath, ['dist/src/server.js'], {
+  const child = spawn(process.execPath, [...SHIPPED_NODE_FLAGS, 'dist/src/server.js'], {
     cwd: root,
     env: shippedEnvironment({
       PORT: String(port),
@@ -92,12 +92,12 @@ try {
     const after = rssBytes(child.pid as number)
 
     const figures = {
-      nodeOptions: SHIPPED_NODE_OPTIONS,
+      nodeFlags: SHIPPED_NODE_FLAGS,
       data: counts,
       load: { seconds: loadSeconds, connections: 64, requests: result.requests.total, non2xx: result.non2xx, requestsPerSecond: result.requests.average },
       rssMiB: { idle: +(idle / MiB).toFixed(1), peak: +(peak / MiB).toFixed(1), afterLoad: +(after / MiB).toFixed(1) }
     }
-    process.stdout.write(`\nRSS with NODE_OPTIONS=${SHIPPED_NODE_OPTIONS}, on PostgreSQL (${counts.vagas} vagas, ${counts.candidatos} candidatos)\n`)
+    process.stdout.write(`\nRSS with ${SHIPPED_NODE_FLAGS.join(' ')}, on PostgreSQL (${counts.vagas} vagas, ${counts.candidatos} candidatos)\n`)
     process.stdout.write(`  idle ${figures.rssMiB.idle} MiB   peak under load ${figures.rssMiB.peak} MiB   ${idleSeconds} s after the load ${figures.rssMiB.afterLoad} MiB\n`)
     process.stdout.write(`  load: ${result.requests.total} requests in ${loadSeconds} s over 64 connections (${result.non2xx} not 2xx)\n`)
     mkdirSync(join(root, 'bench/results'), { recursive: true })

@@ -2,19 +2,22 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 
 /**
- * The V8 flags the image runs the service with: the Dockerfile's `ENV NODE_OPTIONS=...`, read from the
- * Dockerfile itself so measurements follow what ships.
+ * The V8 flags the image runs the service with: the options before `--import` in the Dockerfile's
+ * `CMD ["node", ...]`, read from the Dockerfile itself so measurements follow what ships.
  */
-export const SHIPPED_NODE_OPTIONS: string = (() => {
+export const SHIPPED_NODE_FLAGS: readonly string[] = (() => {
   const dockerfile = readFileSync(resolve(import.meta.dirname, '../Dockerfile'), 'utf8')
-  const match = /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)
-  if (match === null) throw new Error('the Dockerfile sets no NODE_OPTIONS')
-  return (match[1] as string).trim()
+  const match = /^CMD (\[.*\])\s*$/m.exec(dockerfile)
+  if (match === null) throw new Error('the Dockerfile has no CMD ["node", ...]')
+  const [, ...args] = JSON.parse(match[1] as string) as string[]
+  const flags = args.slice(0, args.findIndex(arg => arg === '--import' || !arg.startsWith('--')))
+  if (flags.length === 0) throw new Error(`the Dockerfile's CMD starts with no V8 flags: ${match[1]}`)
+  return flags
 })()
 
 /** The environment of a service process run as the image runs it, on loopback, with the settings given. */
 export function shippedEnvironment (settings: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', NODE_OPTIONS: SHIPPED_NODE_OPTIONS, NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...settings }
+  return { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...settings }
 }
 
 /** A process's resident memory in bytes (Linux /proc). */

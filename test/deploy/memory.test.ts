@@ -1,5 +1,5 @@
 // The memory the shipped Kubernetes manifests reserve matches what the service takes, measured on a
-// real process run as the image runs it (the Dockerfile's NODE_OPTIONS, production settings) on
+// real process run as the image runs it (the Dockerfile's V8 flags, production settings) on
 // PostgreSQL: idle and under a bounded read and list load. `npm run bench:memory` is the full-size run.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { test } from 'tap'
-import { rssBytes, shippedEnvironment } from '../../bench/shipped-process.js'
+import { rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from '../../bench/shipped-process.js'
 import { createDatabase } from '../../src/storage/database.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import { seed } from '../../src/storage/seed.js'
@@ -51,7 +51,7 @@ test('the Kubernetes memory request, limit and autoscaling fit the service idle 
   }
 
   const port = await closedPort() // free a moment ago: the service takes it
-  const child = spawn(process.execPath, ['scripts/start.js'], {
+  const child = spawn(process.execPath, [...SHIPPED_NODE_FLAGS, 'scripts/start.js'], {
     cwd: root,
     env: shippedEnvironment({
       PORT: String(port),
