@@ -74,10 +74,6 @@ export async function waitFor (baseUrl: string, path: string, status = 200, time
   throw new Error(`${baseUrl}${path} did not answer ${status} within ${timeoutMs} ms (${last})`)
 }
 
-// The V8 flags the service runs with (`npm start`, the Dockerfile's CMD). Both servers get
-// them, so the ratio compares the applications and not their heap settings.
-const SERVER_NODE_FLAGS = SHIPPED_NODE_FLAGS
-
 /** BENCH_CPU_PROFILE=<dir>: the service writes a V8 CPU profile there when it stops (see bench/cpu-profile-summary.ts). */
 export function profilingFlags (): string[] {
   const dir = process.env.BENCH_CPU_PROFILE
@@ -85,7 +81,9 @@ export function profilingFlags (): string[] {
 }
 
 export async function startServer (name: string, pinning: Pinning, args: string[], env: Record<string, string>): Promise<Server> {
-  const [file, argv] = command(pinning.server, [...SERVER_NODE_FLAGS, ...args])
+  // Both servers get the V8 flags the service ships with (`npm start`, the Dockerfile's CMD), so the
+  // ratio compares the applications and not their heap settings.
+  const [file, argv] = command(pinning.server, [...SHIPPED_NODE_FLAGS, ...args])
   // Logs go nowhere: a pipe back to this process would put its reader on the load generator's core.
   const child = spawn(file, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''

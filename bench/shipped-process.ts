@@ -10,7 +10,8 @@ export const SHIPPED_NODE_FLAGS: readonly string[] = (() => {
   const match = /^CMD (\[.*\])\s*$/m.exec(dockerfile)
   if (match === null) throw new Error('the Dockerfile has no CMD ["node", ...]')
   const [, ...args] = JSON.parse(match[1] as string) as string[]
-  const flags = args.slice(0, args.findIndex(arg => arg === '--import' || !arg.startsWith('--')))
+  const end = args.findIndex(arg => arg === '--import' || !arg.startsWith('--'))
+  const flags = end === -1 ? args : args.slice(0, end)
   if (flags.length === 0) throw new Error(`the Dockerfile's CMD starts with no V8 flags: ${match[1]}`)
   return flags
 })()
