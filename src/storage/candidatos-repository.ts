@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
+import { sql, type CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Candidato, CandidatoFields, CandidatoStatus } from '../domain/candidato.js'
 import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type Move, type Refusal } from '../domain/candidato-actions.js'
@@ -7,7 +7,7 @@ import type { Instant } from '../domain/instant.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
-import { compiledShapes, type Slot } from './compiled-shapes.js'
+import { compiledShapes, compiledStatement, type Slot } from './compiled-shapes.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatosTable, type Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
@@ -145,15 +145,28 @@ function toDetail (row: DetailRow): CandidatoDetail {
   }
 }
 
-async function findDetail (db: Executor, id: string): Promise<CandidatoDetail | undefined> {
-  const row = await detailQuery(db).where('c.id', '=', id).executeTakeFirst()
-  return row === undefined ? undefined : toDetail(row as DetailRow)
-}
-
-/** The current candidato with its history, its row locked until the transaction ends. */
-async function lockDetail (trx: Transaction<Schema>, id: string): Promise<CandidatoDetail | undefined> {
-  const row = await detailQuery(trx).where('c.id', '=', id).forUpdate('c').executeTakeFirst()
-  return row === undefined ? undefined : toDetail(row as DetailRow)
+/**
+ * The statements of one fixed shape that reads and writes of single candidatos send, each compiled
+ * once: a request only binds its values (see compiled-shapes.ts).
+ */
+function fixedStatements (db: Kysely<Schema>) {
+  return {
+    detail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id'))),
+    /** The current candidato with its history, its row locked until the transaction ends. */
+    lockedDetail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id')).forUpdate('c')),
+    /** Shared lock: the vaga can neither close nor disappear until the transaction ends. */
+    sharedVaga: compiledStatement(slot => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', slot<string>('id')).forShare()),
+    insert: compiledStatement(slot => db.insertInto('candidatos')
+      .values({ nome: slot<string>('nome'), email: slot<string>('email'), status: 'cadastrado' })
+      .returning(CANDIDATO_COLUMNS)),
+    /**
+     * A move and its history entry in one statement; what they wrote comes back with it. The update
+     * matches only the status the decision was made on.
+     */
+    move: compiledStatement<{ atualizado_em: Instant, versao: number, em: Instant }>(slot => ({
+      compile: () => sql<{ atualizado_em: Instant, versao: number, em: Instant }>`with moved as (update candidatos set status = ${slot('status')}, vaga_id = ${slot('vagaId')}, transferido_de = ${slot('transferidoDe')}, atualizado_em = now(), versao = versao + 1 where id = ${slot('id')} and status = ${slot('statusAnterior')} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${slot('id')}, ${slot('acao')}, ${slot('metodo')}, ${slot('statusAnterior')}, ${slot('status')}, ${slot('vagaAnteriorId')}, ${slot('vagaId')}, ${slot('ator')}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.compile(db)
+    }))
+  }
 }
 
 async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
@@ -170,6 +183,13 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const pages = compiledShapes<Row>()
   const pagesWithTotal = compiledShapes<Row & { total: number }>()
   const counts = compiledShapes<{ count: number }>()
+  const statements = fixedStatements(db)
+  const detailOf = async (executor: Executor, statement: CompiledQuery<DetailRow>): Promise<CandidatoDetail | undefined> => {
+    const row = (await executor.executeQuery(statement)).rows[0]
+    return row === undefined ? undefined : toDetail(row)
+  }
+  const findDetail = async (executor: Executor, id: string) => await detailOf(executor, statements.detail({ id }))
+  const lockDetail = async (trx: Transaction<Schema>, id: string) => await detailOf(trx, statements.lockedDetail({ id }))
   return {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 
@@ -207,7 +227,8 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
     async create (fields: CandidatoFields): Promise<CandidatoDetail> {
       return await duplicateEmailAware(async () => {
-        const row = await db.insertInto('candidatos').values({ ...fields, status: 'cadastrado' }).returning(CANDIDATO_COLUMNS).executeTakeFirstOrThrow()
+        const [row] = (await db.executeQuery(statements.insert({ nome: fields.nome, email: fields.email }))).rows
+        if (row === undefined) throw new Error('the insert returned no row')
         return { ...ownFields(row), vaga: null, historico: [] }
       })
     },
@@ -250,8 +271,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         if (needsTargetVaga(request.move)) {
           const vagaId = request.vagaId
           if (vagaId === undefined) throw new TypeError(`${request.move.action} needs a vagaId`)
-          // Shared lock: the vaga can neither close nor disappear until this transaction ends.
-          const row = await trx.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', vagaId).forShare().executeTakeFirst()
+          const [row] = (await trx.executeQuery(statements.sharedVaga({ id: vagaId }))).rows
           if (row === undefined) return { outcome: 'target-not-found', vagaId }
           target = { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em }
         }
@@ -267,8 +287,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
           vagaId: next.vagaId,
           ator: request.actor
         }
-        // The change and its history entry in one statement; what they wrote comes back with it.
-        const { rows: [written] } = await sql<{ atualizado_em: Instant, versao: number, em: Instant }>`with moved as (update candidatos set status = ${next.status}, vaga_id = ${next.vagaId}, transferido_de = ${next.transferidoDe}, atualizado_em = now(), versao = versao + 1 where id = ${id} and status = ${current.status} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${id}, ${entry.acao}, ${entry.metodo}, ${entry.statusAnterior}, ${entry.status}, ${entry.vagaAnteriorId}, ${entry.vagaId}, ${entry.ator}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.execute(trx)
+        const { rows: [written] } = await trx.executeQuery(statements.move({ id, transferidoDe: next.transferidoDe, ...entry }))
         if (written === undefined) throw new Error(`candidato ${id} changed under its lock`)
         // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
         const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined

@@ -49,3 +49,9 @@ export function compiledShapes<Row> () {
     return { ...compiled, parameters }
   }
 }
+
+/** A statement of one fixed shape: compiled on first use, then only bound to each request's values. */
+export function compiledStatement<Row> (build: (slot: Slot) => Compilable<Row>): (values: Readonly<Record<string, unknown>>) => CompiledQuery<Row> {
+  const shapes = compiledShapes<Row>()
+  return values => shapes('', build, values)
+}

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler } from 'kysely'
-import { compiledShapes } from '../../src/storage/compiled-shapes.js'
+import { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely'
+import { compiledShapes, compiledStatement } from '../../src/storage/compiled-shapes.js'
 
 interface DB { items: { id: string, kind: string, rank: number } }
 
@@ -32,4 +32,19 @@ t.test('a shape compiles once; every request binds its own values where the plac
   t.same(other.parameters, [5, 3])
   t.not(other.sql, first.sql)
   t.throws(() => statements('missing', build('a'), { fetch: 3 }), /no value for kind/)
+})
+
+t.test('a fixed statement compiles on first use; a raw template binds the same value at each of its places', async t => {
+  let builds = 0
+  const move = compiledStatement<{ id: string }>(slot => {
+    builds++
+    return { compile: () => sql<{ id: string }>`update items set kind = ${slot('kind')} where id = ${slot('id')} and kind <> ${slot('kind')} returning id`.compile(db) }
+  })
+  t.equal(builds, 0, 'nothing is compiled before the first request')
+  const first = move({ id: 'x', kind: 'a' })
+  const second = move({ id: 'y', kind: 'b' })
+  t.equal(builds, 1)
+  t.equal(second.sql, first.sql)
+  t.same(first.parameters, ['a', 'x', 'a'])
+  t.same(second.parameters, ['b', 'y', 'b'])
 })
