@@ -52,15 +52,12 @@ export type Decision =
 
 /** Whether the state allows the move, before looking at any destination vaga. */
 function possible (state: CandidatoState, move: Move): boolean {
-  switch (`${move.action} ${move.method}`) {
-    case 'candidatar POST': return state.status === 'cadastrado'
-    case 'aprovar POST': return state.status === 'inscrito'
-    case 'aprovar DELETE': return state.status === 'aprovado'
-    case 'reprovar POST': return state.status === 'inscrito'
-    case 'reprovar DELETE': return state.status === 'reprovado'
-    case 'transferir POST': return state.status === 'inscrito' && state.vagaId !== null
-    case 'transferir DELETE': return state.status === 'inscrito' && state.transferidoDe !== null
-    default: return false
+  const post = move.method === 'POST'
+  switch (move.action) {
+    case 'candidatar': return post && state.status === 'cadastrado'
+    case 'aprovar': return state.status === (post ? 'inscrito' : 'aprovado')
+    case 'reprovar': return state.status === (post ? 'inscrito' : 'reprovado')
+    case 'transferir': return state.status === 'inscrito' && (post ? state.vagaId !== null : state.transferidoDe !== null)
   }
 }
 
