@@ -30,7 +30,6 @@ declare module 'fastify' {
   }
 }
 
-type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 type CallbackGuard = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void
 
 function asArray<T> (value: T | T[] | undefined): T[] {
@@ -80,28 +79,34 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   fastify.decorateRequest('principal', undefined)
   fastify.decorateRequest('tokenSource', undefined)
 
-  function authenticate (optional: boolean): Guard {
-    return async function authenticateBearer (request) {
+  // Callback style like authorizeScopes: one promise (the verifier's) per request, not three.
+  function authenticate (optional: boolean): CallbackGuard {
+    return function authenticateBearer (request, _reply, done) {
+      const fail = (error: unknown): void => { done(problemFor(error, settings) as Error) }
+      let extracted: ReturnType<typeof extractToken>
       try {
-        const extracted = extractToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
-        if (extracted === undefined) {
-          if (optional) return
-          throw missingTokenProblem(settings)
-        }
-        if (!tokenTransportIsSafe(request, config.AUTH_ALLOW_INSECURE_HTTP)) {
+        extracted = extractToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
+        if (extracted !== undefined && !tokenTransportIsSafe(request, config.AUTH_ALLOW_INSECURE_HTTP)) {
           throw new InvalidAuthRequestError('A token must be sent over HTTPS: this request came over plain HTTP, so treat the token as exposed and get a new one.')
         }
-        request.principal = await verifyToken(extracted.token)
-        request.tokenSource = extracted.source
       } catch (error) {
-        throw problemFor(error, settings)
+        fail(error)
+        return
       }
+      if (extracted === undefined) {
+        if (optional) done()
+        else fail(missingTokenProblem(settings))
+        return
+      }
+      const { token, source } = extracted
+      verifyToken(token).then(principal => {
+        request.principal = principal
+        request.tokenSource = source
+        done()
+      }, fail)
     }
   }
 
-  // An anonymous request is refused from its head, before its body is read: a slow body sent by
-  // nobody in particular must not hold the server. A form body may still carry the token. A
-  // preParsing hook: the onRequest hooks (load shedding first) have run, the body is still unread.
   function refuseAnonymous (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
     let carries: boolean
     try {
