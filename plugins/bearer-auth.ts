@@ -82,7 +82,16 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   // Callback style like authorizeScopes: one promise (the verifier's) per request, not three.
   function authenticate (optional: boolean): CallbackGuard {
     return function authenticateBearer (request, _reply, done) {
-      const fail = (error: unknown): void => { done(problemFor(error, settings) as Error) }
+      // Answers the request whatever happens in the mapping: a throw here would leave it hanging.
+      const fail = (error: unknown): void => {
+        let answer: unknown
+        try {
+          answer = problemFor(error, settings)
+        } catch (mappingError) {
+          answer = mappingError
+        }
+        done(answer as Error)
+      }
       let extracted: ReturnType<typeof extractToken>
       try {
         extracted = extractToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
