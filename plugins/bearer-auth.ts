@@ -116,6 +116,9 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     }
   }
 
+  // An anonymous request is refused from its head, before its body is read: a slow body sent by
+  // nobody in particular must not hold the server. A form body may still carry the token. A
+  // preParsing hook: the onRequest hooks (load shedding first) have run, the body is still unread.
   function refuseAnonymous (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
     let carries: boolean
     try {
