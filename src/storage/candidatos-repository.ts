@@ -188,8 +188,8 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     const row = (await executor.executeQuery(statement)).rows[0]
     return row === undefined ? undefined : toDetail(row)
   }
-  const findDetail = async (executor: Executor, id: string) => await detailOf(executor, statements.detail({ id }))
-  const lockDetail = async (trx: Transaction<Schema>, id: string) => await detailOf(trx, statements.lockedDetail({ id }))
+  const findDetail = (executor: Executor, id: string) => detailOf(executor, statements.detail({ id }))
+  const lockDetail = (trx: Transaction<Schema>, id: string) => detailOf(trx, statements.lockedDetail({ id }))
   return {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 

@@ -1,15 +1,16 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import { compiledStatement } from './compiled-shapes.js'
 import type { Schema } from './schema.js'
 
 /**
- * A query for the rows whose `idColumn` is in a list, built and compiled once: its one parameter is
- * the array of ids, so every batch of reads sends the same SQL text and skips the query builder.
+ * A query for the rows whose `idColumn` is in a list, compiled once: its one parameter is the array
+ * of ids, so every batch of reads sends the same SQL text and skips the query builder.
  */
 export function rowsByIds<QueryDB, TB extends keyof QueryDB, Row> (
   db: Kysely<Schema>,
   query: SelectQueryBuilder<QueryDB, TB, Row>,
   idColumn: string
 ): (ids: readonly string[]) => Promise<Row[]> {
-  const compiled = query.where(sql<boolean>`${sql.ref(idColumn)} = any(${sql.val<readonly string[]>([])})`).compile()
-  return async ids => (await db.executeQuery<Row>({ ...compiled, parameters: [ids] })).rows
+  const statement = compiledStatement<Row>(slot => query.where(sql<boolean>`${sql.ref(idColumn)} = any(${slot<readonly string[]>('ids')})`))
+  return async ids => (await db.executeQuery(statement({ ids }))).rows
 }
