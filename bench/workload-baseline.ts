@@ -22,8 +22,8 @@ interface ListQuery { status?: string, vagaId?: string, limit?: string, offset?:
 
 async function candidatosPage (version: string, status: string, vagaId: string, query: ListQuery) {
   const limit = Number(query.limit ?? 20)
-  if (version !== 'v1') return { items: (await run(pool, SQL.candidatosPage, [status, vagaId, limit + 1])).slice(0, limit) }
-  const rows = await run(pool, SQL.candidatosPageOffset, [status, vagaId, limit + 1, Number(query.offset ?? 0)])
+  if (version !== 'v1') return { items: (await run(pool, SQL.candidatosPage, [[status], [vagaId], [limit + 1]])).slice(0, limit) }
+  const rows = await run(pool, SQL.candidatosPageOffset, [[status], [vagaId], [limit + 1], [Number(query.offset ?? 0)]])
   return { items: rows.slice(0, limit), total: Number(rows[0]?.total ?? 0) }
 }
 
@@ -64,8 +64,8 @@ app.get<{ Params: { version: string, id: string }, Querystring: ListQuery }>('/a
 
 app.get<{ Params: { version: string }, Querystring: ListQuery }>('/api/:version/vagas', async (request) => {
   const limit = Number(request.query.limit ?? 20)
-  if (request.params.version !== 'v1') return { items: (await run(pool, SQL.vagasPage, [limit + 1])).slice(0, limit) }
-  const rows = await run(pool, SQL.vagasPageOffset, [limit + 1, 0])
+  if (request.params.version !== 'v1') return { items: (await run(pool, SQL.vagasPage, [[limit + 1]])).slice(0, limit) }
+  const rows = await run(pool, SQL.vagasPageOffset, [[limit + 1], [0]])
   return { items: rows.slice(0, limit), total: Number(rows[0]?.total ?? 0) }
 })
 

@@ -12,21 +12,31 @@ const HISTORY = '(select coalesce(json_agg(agg), \'[]\') from (select "a"."acao"
   'from "candidato_acoes" as "a" where "a"."candidato_id" = "c"."id" order by "a"."id") as agg) as "historico"'
 const CANDIDATO_FROM = 'from "candidatos" as "c" left join "vagas" as "v" on "v"."id" = "c"."vaga_id"'
 const DETAIL = `select ${CANDIDATO_COLUMNS}, ${HISTORY} ${CANDIDATO_FROM}`
-const IN_VAGA_BY_STATUS = `${CANDIDATO_FROM} where "c"."status" = $1 and "c"."vaga_id" = $2`
 const TOTAL = 'count(*) over () as "total"'
 const VAGA_COLUMNS = '"id", "titulo", "descricao", "status", "criado_em", "atualizado_em", "versao"'
-const NEWEST_FIRST = 'order by "c"."criado_em" desc, "c"."id" asc limit $3'
+const NEWEST_FIRST = 'order by "c"."criado_em" desc, "c"."id" asc limit "p"."fetch"'
+
+/** Pages go in batches: one row of arrays per page, unnested, each running the page's statement laterally. */
+const batched = (arrays: Array<[string, string]>, page: string) =>
+  `select "p"."i" as "batch_item", "x".* from unnest(${arrays.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) ` +
+  `with ordinality as "p"(${arrays.map(([name]) => `"${name}"`).join(', ')}, "i") cross join lateral (${page}) as "x"`
+const IN_VAGA_BY_STATUS = `${CANDIDATO_FROM} where "c"."status" = "p"."status" and "c"."vaga_id" = "p"."vagaId"`
+const CANDIDATO_PAGE: Array<[string, string]> = [['status', 'text'], ['vagaId', 'uuid'], ['fetch', 'int8']]
+const VAGAS_NEWEST_FIRST = 'from "vagas" order by "criado_em" desc, "id" asc limit "p"."fetch"'
 
 export const SQL = {
   /** Reads: a batch of ids as one array parameter (the service batches; the baseline sends one id). */
   candidatosByIds: { name: 'candidatos-by-ids', text: `${DETAIL} where "c"."id" = any($1)` },
-  /** $1 status, $2 vaga, $3 limit + 1 (the extra row says whether there is a next page), $4 offset; each row carries the total. */
-  candidatosPageOffset: { name: 'candidatos-page-offset', text: `select ${CANDIDATO_COLUMNS}, ${TOTAL} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST} offset $4` },
-  candidatosPage: { name: 'candidatos-page', text: `select ${CANDIDATO_COLUMNS} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST}` },
+  /**
+   * Pages: arrays of one element each (the service batches; the baseline sends one page): $1 status,
+   * $2 vaga, $3 limit + 1 (the extra row says whether there is a next page), $4 offset; each row carries the total.
+   */
+  candidatosPageOffset: { name: 'candidatos-page-offset', text: batched([...CANDIDATO_PAGE, ['offset', 'int8']], `select ${CANDIDATO_COLUMNS}, ${TOTAL} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST} offset "p"."offset"`) },
+  candidatosPage: { name: 'candidatos-page', text: batched(CANDIDATO_PAGE, `select ${CANDIDATO_COLUMNS} ${IN_VAGA_BY_STATUS} ${NEWEST_FIRST}`) },
   vagaExists: { name: 'vaga-exists', text: 'select "id" from "vagas" where "id" = $1' },
-  /** $1 limit + 1, $2 offset; each row carries the total. */
-  vagasPageOffset: { name: 'vagas-page-offset', text: `select ${VAGA_COLUMNS}, ${TOTAL} from "vagas" order by "criado_em" desc, "id" asc limit $1 offset $2` },
-  vagasPage: { name: 'vagas-page', text: `select ${VAGA_COLUMNS} from "vagas" order by "criado_em" desc, "id" asc limit $1` },
+  /** $1 limit + 1, $2 offset, arrays of one element; each row carries the total. */
+  vagasPageOffset: { name: 'vagas-page-offset', text: batched([['fetch', 'int8'], ['offset', 'int8']], `select ${VAGA_COLUMNS}, ${TOTAL} ${VAGAS_NEWEST_FIRST} offset "p"."offset"`) },
+  vagasPage: { name: 'vagas-page', text: batched([['fetch', 'int8']], `select ${VAGA_COLUMNS} ${VAGAS_NEWEST_FIRST}`) },
   /** $1 nome, $2 email, $3 status. */
   candidatoInsert: { name: 'candidato-insert', text: 'insert into "candidatos" ("nome", "email", "status") values ($1, $2, $3) returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
   begin: { name: '', text: 'begin' },

@@ -8,6 +8,7 @@ import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { compiledShapes, compiledStatement, type Slot } from './compiled-shapes.js'
+import { batchedPages } from './batched-pages.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatosTable, type Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
@@ -180,8 +181,7 @@ async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
 
 export function createCandidatosRepository (db: Kysely<Schema>) {
   const detailRows = rowsByIds(db, detailQuery(db), 'c.id')
-  const pages = compiledShapes<Row>()
-  const pagesWithTotal = compiledShapes<Row & { total: number }>()
+  const pages = batchedPages(db)
   const counts = compiledShapes<{ count: number }>()
   const statements = fixedStatements(db)
   const detailOf = async (executor: Executor, statement: CompiledQuery<DetailRow>): Promise<CandidatoDetail | undefined> => {
@@ -196,10 +196,10 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
       const { status, vagaId, q } = request.filter
       const filtered = (query: ReturnType<typeof base>, slot: Slot) => {
-        if (status !== undefined) query = query.where('c.status', '=', slot<CandidatoStatus>('status'))
-        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', slot<string>('vagaId'))
+        if (status !== undefined) query = query.where('c.status', '=', slot<CandidatoStatus>('status', 'text'))
+        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', slot<string>('vagaId', 'uuid'))
         if (q !== undefined) {
-          const pattern = slot<string>('pattern')
+          const pattern = slot<string>('pattern', 'text')
           query = query.where(eb => eb.or([
             eb(sql<string>`lower(c.nome)`, 'like', pattern),
             eb(sql<string>`lower(c.email)`, 'like', pattern)
@@ -212,11 +212,10 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
       const shape = `${filters};${pageShape(request)}`
       const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
       if (page.kind !== 'offset') {
-        const statement = pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot), values)
-        return pageOf(request, (await db.executeQuery(statement)).rows.map(toRecord), undefined)
+        const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot), values)
+        return pageOf(request, rows.map(toRecord), undefined)
       }
-      const statement = pagesWithTotal(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot).select(TOTAL), values)
-      const { rows } = await db.executeQuery(statement)
+      const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot).select(TOTAL), values)
       const count = async () => {
         const statement = counts(filters, slot => filtered(base(db), slot).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
         return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)

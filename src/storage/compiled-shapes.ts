@@ -10,22 +10,31 @@ const MAX_SHAPES = 500
 /** A string no query builds on its own: it marks where a named value goes. */
 const PLACEHOLDER = '\u0000value:'
 
-/** Names a value while a shape compiles; the statement binds the request's value of that name. */
-export type Slot = <T>(name: string) => T
+/**
+ * Names a value while a shape compiles; the statement binds the request's value of that name. The SQL
+ * type (`uuid`, `int8`...) is needed only by statements sent in batches (batched-pages.ts).
+ */
+export type Slot = <T>(name: string, type?: string) => T
 
-interface Shape<Row> {
+export interface Shape<Row> {
   compiled: CompiledQuery<Row>
   /** Per parameter, the name of the value it binds, or undefined for a constant the query itself holds. */
   names: Array<string | undefined>
+  /** The SQL type of each value whose slot gave one. */
+  types: ReadonlyMap<string, string>
 }
 
-function compile<Row> (build: (slot: Slot) => Compilable<Row>): Shape<Row> {
+export function compileShape<Row> (build: (slot: Slot) => Compilable<Row>): Shape<Row> {
+  const types = new Map<string, string>()
   // The one place a placeholder stands in for a typed value: it never reaches the database.
-  const slot = (<T>(name: string): T => `${PLACEHOLDER}${name}` as T) as Slot
+  const slot = (<T>(name: string, type?: string): T => {
+    if (type !== undefined) types.set(name, type)
+    return `${PLACEHOLDER}${name}` as T
+  }) as Slot
   const compiled = build(slot).compile()
   const names = compiled.parameters.map(parameter =>
     typeof parameter === 'string' && parameter.startsWith(PLACEHOLDER) ? parameter.slice(PLACEHOLDER.length) : undefined)
-  return { compiled, names }
+  return { compiled, names, types }
 }
 
 /**
@@ -37,7 +46,7 @@ export function compiledShapes<Row> () {
   return (key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>): CompiledQuery<Row> => {
     let shape = shapes.get(key)
     if (shape === undefined) {
-      shape = compile(build)
+      shape = compileShape(build)
       if (shapes.size < MAX_SHAPES) shapes.set(key, shape)
     }
     const { compiled, names } = shape

@@ -120,12 +120,12 @@ export function pageQuery<DB, TB extends keyof DB, O, F extends string> (
   const directions = request.sort.map(key => key.direction)
   const page = request.page
   if (page.kind === 'cursor' && page.after !== undefined) {
-    const values = columns.map((_, i) => slot(`after${i}`))
-    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, values, slot('afterId')))
+    const values = columns.map((column, i) => slot(`after${i}`, column.kind === 'timestamp' ? 'timestamptz' : 'text'))
+    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, values, slot('afterId', 'uuid')))
   }
   for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
-  query = query.orderBy(sql.ref(idColumn), 'asc').limit(slot<number>('fetch'))
-  if (page.kind === 'offset') query = query.offset(slot<number>('offset'))
+  query = query.orderBy(sql.ref(idColumn), 'asc').limit(slot<number>('fetch', 'int8'))
+  if (page.kind === 'offset') query = query.offset(slot<number>('offset', 'int8'))
   return query
 }
 

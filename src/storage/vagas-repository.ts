@@ -4,6 +4,7 @@ import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
 import { compiledShapes, type Slot } from './compiled-shapes.js'
+import { batchedPages } from './batched-pages.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
 
@@ -52,14 +53,13 @@ function toRecord (row: Selectable<VagasTable>): VagaRecord {
 export function createVagasRepository (db: Kysely<Schema>) {
   function where (filter: VagaFilter, slot: Slot) {
     let query = db.selectFrom('vagas')
-    if (filter.status !== undefined) query = query.where('status', '=', slot<VagaStatus>('status'))
-    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', slot<string>('pattern'))
+    if (filter.status !== undefined) query = query.where('status', '=', slot<VagaStatus>('status', 'text'))
+    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', slot<string>('pattern', 'text'))
     return query
   }
 
   const vagaRows = rowsByIds(db, db.selectFrom('vagas').select(VAGA_COLUMNS), 'id')
-  const pages = compiledShapes<Selectable<VagasTable>>()
-  const pagesWithTotal = compiledShapes<Selectable<VagasTable> & { total: number }>()
+  const pages = batchedPages(db)
   const counts = compiledShapes<{ count: number }>()
   return {
     findById: batchedLookup(async ids => (await vagaRows(ids)).map(toRecord)),
@@ -76,11 +76,10 @@ export function createVagasRepository (db: Kysely<Schema>) {
       const values = { status, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
       const page = request.page
       if (page.kind !== 'offset') {
-        const statement = pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot), values)
-        return pageOf(request, (await db.executeQuery(statement)).rows.map(toRecord), undefined)
+        const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot), values)
+        return pageOf(request, rows.map(toRecord), undefined)
       }
-      const statement = pagesWithTotal(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values)
-      const { rows } = await db.executeQuery(statement)
+      const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values)
       const count = async () => {
         const statement = counts(filters, slot => where(request.filter, slot).select(eb => eb.fn.countAll<number>().as('count')), values)
         return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)

@@ -185,6 +185,51 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     t.equal(vagaList.next, undefined)
   })
 
+  t.test('pages asked for together go as one statement per shape, and each gets its own page', async t => {
+    let statements = 0
+    const counted = db.withPlugin({ transformQuery: args => args.node, transformResult: async args => { statements++; return args.result } })
+    const lists = createCandidatosRepository(counted)
+    const vagaLists = createVagasRepository(counted)
+    const [a, b] = await Promise.all(['Junto A', 'Junto B'].map(async titulo => await vagas.create({ titulo, descricao: null, status: 'aberta' })))
+    for (const [i, vaga] of [a!, a!, a!, b!, b!].entries()) {
+      const created = await candidatos.create({ nome: `Junto ${i}`, email: `junto-${i}@example.com` })
+      await candidatos.applyMove(created.id, { move: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
+    }
+    const newest = [{ field: 'criadoEm' as const, direction: 'desc' as const }]
+    const requests = [
+      { filter: { vagaId: a!.id, status: 'inscrito' as const }, sort: newest, limit: 2, page: { kind: 'offset' as const, offset: 0 } },
+      { filter: { vagaId: b!.id, status: 'inscrito' as const }, sort: newest, limit: 2, page: { kind: 'offset' as const, offset: 0 } },
+      { filter: { vagaId: a!.id, status: 'inscrito' as const }, sort: newest, limit: 2, page: { kind: 'offset' as const, offset: 2 } },
+      { filter: { vagaId: a!.id, status: 'inscrito' as const }, sort: newest, limit: 2, page: { kind: 'offset' as const, offset: 0 } },
+      { filter: { vagaId: '00000000-0000-4000-8000-000000000002', status: 'inscrito' as const }, sort: newest, limit: 2, page: { kind: 'offset' as const, offset: 0 } }
+    ]
+    const alone = []
+    for (const request of requests) alone.push(await lists.list(request))
+    t.equal(statements, requests.length, 'one statement per page asked for alone')
+    t.same(alone.map(page => [page.total, page.items.length, page.next !== undefined]), [[3, 2, true], [2, 2, false], [3, 1, false], [3, 2, true], [0, 0, false]])
+
+    statements = 0
+    const together = await Promise.all(requests.map(async request => await lists.list(request)))
+    t.same(together, alone, 'each page as it is alone: its rows, in its order, with its total')
+    t.equal(statements, 1, 'one statement for the five pages of one shape')
+
+    statements = 0
+    const [byCursor, vagaPage] = await Promise.all([
+      lists.list({ filter: { vagaId: a!.id, status: 'inscrito' }, sort: newest, limit: 2, page: { kind: 'cursor', after: alone[0]!.next } }),
+      vagaLists.list({ filter: { q: 'junto' }, sort: [{ field: 'titulo', direction: 'asc' }], limit: 5, page: { kind: 'cursor' } })
+    ])
+    t.same(byCursor.items.map(item => item.id), alone[2]!.items.map(item => item.id), 'a cursor page in the same turn')
+    t.same(vagaPage.items.map(vaga => vaga.titulo), ['Junto A', 'Junto B'])
+    t.equal(statements, 2, 'one statement per shape')
+
+    const results = await Promise.allSettled([
+      lists.list({ filter: { q: 'junto\u0000' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } }),
+      lists.list({ filter: { q: 'junto' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } })
+    ])
+    t.equal(results[0].status, 'rejected', 'a value the database refuses fails its own page')
+    t.match(results[1], { status: 'fulfilled', value: { total: 5 } }, 'and no other page of its batch')
+  })
+
   t.test('idempotency: one effect per key, replay, mismatch', async t => {
     const idempotency = createIdempotencyRepository(db)
     let runs = 0

@@ -1,0 +1,136 @@
+// A page costs this service more CPU in its round trip to the database than in the rest of its work
+// together, as a read does (batched-lookup.ts). So pages of one shape asked for in the same turn of
+// the event loop, by every request being served, go to the database as one statement: each page's
+// values become one row of arrays unnested, and the page's own statement runs once per row, laterally.
+//
+//   select "p"."i" as "batch_item", "x".* from unnest($1::text[], $2::uuid[], $3::int8[]) with ordinality as "p"("status", "vagaId", "fetch", "i")
+//   cross join lateral (select ... where "c"."status" = "p"."status" and "c"."vaga_id" = "p"."vagaId" order by ... limit "p"."fetch") as "x"
+//
+// Nothing is cached between batches, and a batch is sent only after every page in it was asked for,
+// so a page always sees the writes acknowledged before its request arrived.
+import DataLoader from 'dataloader'
+import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
+import { compileShape, type Shape, type Slot } from './compiled-shapes.js'
+
+/** Past this many shapes, new ones are compiled per batch: memory stays bounded whatever clients ask. */
+const MAX_SHAPES = 500
+
+interface PageCall {
+  key: string
+  build: (slot: Slot) => Compilable<unknown>
+  values: Readonly<Record<string, unknown>>
+}
+
+interface BatchedShape {
+  text: string
+  /** The values each page binds, in the order of the arrays: every name a slot of the shape gave. */
+  columns: string[]
+  /** Values the query itself holds, bound after the arrays. */
+  constants: unknown[]
+}
+
+/** The page's statement run once per row of the unnested values: each `$n` of a slot becomes that row's column. */
+export function batchedShape (shape: Shape<unknown>): BatchedShape {
+  const { compiled, names, types } = shape
+  const columns = [...new Set(names.filter((name): name is string => name !== undefined))]
+  if (columns.length === 0) throw new Error('a batched statement needs at least one value per page')
+  const constants: unknown[] = []
+  const inner = compiled.sql.replace(/\$(\d+)/g, (_, position: string) => {
+    const index = Number(position) - 1
+    const name = names[index]
+    if (name !== undefined) return `"p"."${name}"`
+    constants.push(compiled.parameters[index])
+    return `$${columns.length + constants.length}`
+  })
+  const arrays = columns.map((name, i) => {
+    const type = types.get(name)
+    if (type === undefined) throw new Error(`the slot ${name} has no SQL type: its values cannot travel as an array`)
+    return `$${i + 1}::${type}[]`
+  })
+  const text = `select "p"."i" as "batch_item", "x".* from unnest(${arrays.join(', ')}) with ordinality as "p"(${columns.map(name => `"${name}"`).join(', ')}, "i") ` +
+    `cross join lateral (${inner}) as "x"`
+  return { text, columns, constants }
+}
+
+/**
+ * Pages by shape, batched: `key` must name every choice `build` makes other than values, and every slot
+ * of `build` must give its SQL type. Identical pages in one batch are fetched once.
+ */
+export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
+  const shapes = new Map<string, BatchedShape>()
+  const shapeOf = (call: PageCall): BatchedShape => {
+    let shape = shapes.get(call.key)
+    if (shape === undefined) {
+      shape = batchedShape(compileShape(call.build))
+      if (shapes.size < MAX_SHAPES) shapes.set(call.key, shape)
+    }
+    return shape
+  }
+
+  /** One statement for pages of one shape; each distinct page's rows, in the order the page's statement gives. */
+  const fetch = async (shape: BatchedShape, pages: unknown[][]): Promise<unknown[][]> => {
+    const arrays = shape.columns.map((_, column) => pages.map(values => values[column]))
+    const { rows } = await db.executeQuery(CompiledQuery.raw(shape.text, [...arrays, ...shape.constants]))
+    const fetched: unknown[][] = pages.map(() => [])
+    // A nested loop over the unnested rows keeps each page's rows in its own order.
+    for (const row of rows as Array<{ batch_item: number }>) fetched[row.batch_item - 1]!.push(row)
+    return fetched
+  }
+
+  const fetchGroup = async (calls: PageCall[]): Promise<Array<unknown[] | Error>> => {
+    let shape: BatchedShape
+    const pages: unknown[][] = []
+    let pageOfCall: number[]
+    try {
+      shape = shapeOf(calls[0]!)
+      const distinct = new Map<string, number>()
+      pageOfCall = calls.map(call => {
+        const values = shape.columns.map(name => {
+          if (!(name in call.values)) throw new Error(`no value for ${name} in the statement of shape ${call.key}`)
+          return call.values[name]
+        })
+        const identity = JSON.stringify(values)
+        let index = distinct.get(identity)
+        if (index === undefined) {
+          index = pages.push(values) - 1
+          distinct.set(identity, index)
+        }
+        return index
+      })
+    } catch (error) {
+      return calls.map(() => error as Error)
+    }
+    try {
+      const fetched = await fetch(shape, pages)
+      return pageOfCall.map(index => fetched[index]!)
+    } catch (error) {
+      if (pages.length === 1) return calls.map(() => error as Error)
+      // One page's values the database refuses fail that page alone: each is sent again by itself.
+      const alone = await Promise.all(pages.map(async values => await fetch(shape, [values]).then(([rows]) => rows!, (failure: Error) => failure)))
+      return pageOfCall.map(index => alone[index]!)
+    }
+  }
+
+  const loader = new DataLoader<PageCall, unknown[]>(async calls => {
+    const groups = new Map<string, Array<{ call: PageCall, at: number }>>()
+    calls.forEach((call, at) => {
+      const group = groups.get(call.key)
+      if (group === undefined) groups.set(call.key, [{ call, at }])
+      else group.push({ call, at })
+    })
+    const results: Array<unknown[] | Error> = new Array(calls.length)
+    await Promise.all([...groups.values()].map(async group => {
+      const pages = await fetchGroup(group.map(entry => entry.call))
+      group.forEach((entry, i) => { results[entry.at] = pages[i]! })
+    }))
+    return results
+  }, {
+    cache: false,
+    maxBatchSize,
+    // After the I/O of this turn: requests read from several connections share one statement.
+    batchScheduleFn: run => setImmediate(run)
+  })
+
+  return <Row>(key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>): Promise<Row[]> =>
+    loader.load({ key, build, values }) as Promise<Row[]>
+}
