@@ -58,7 +58,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
         list: listRequest => candidatos.list(listRequest),
-        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request)),
+        itemJson: profile.itemJson,
         validator: etagOf,
         reply
       })

@@ -11,7 +11,7 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
   const { vagas, candidatos } = fastify.repositories
 
   for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
-    const { paging, schema: CandidatoSchema, represent, showsVaga } = profile
+    const { paging, schema: CandidatoSchema, showsVaga } = profile
     fastify.get('/:id/candidatos', {
       constraints: { apiVersion: version },
       config: { scopes: ['candidatos:read'] },
@@ -43,7 +43,7 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           if (page.items.length === 0 && !await vagas.exists(vagaId)) throw notFound()
           return page
         },
-        represent: (candidato: CandidatoRecord) => represent(candidato, hrefOf(request)),
+        itemJson: profile.itemJson,
         validator: (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga),
         reply
       })

@@ -60,7 +60,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,
         list: listRequest => vagas.list(listRequest),
-        represent: (vaga: VagaRecord) => represent(vaga, hrefOf(request)),
+        itemJson: profile.itemJson,
         validator: (vaga: VagaRecord) => vagaEtag(vaga, version),
         reply
       })

@@ -6,7 +6,7 @@ import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-
 import type { Instant } from '../../domain/instant.js'
 import { type Problem } from '../problem.js'
 import { problem } from '../error-catalogue.js'
-import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
+import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, jsonString, linksJson, nullableIdJson, type Link } from './common.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 
 export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { description: 'cadastrado -> inscrito (candidatar) -> aprovado | reprovado' })
@@ -120,6 +120,24 @@ export function candidatoV2 (candidato: CandidatoRecord | CandidatoDetail, href:
     ...historico(candidato),
     links: candidatoLinks(candidato, href)
   }
+}
+
+/** The fields every version writes first, as JSON text: candidatoV1 and V2 in schema order (see linksJson). */
+function commonJson (candidato: CandidatoRecord): string {
+  return `"id":"${candidato.id}","nome":${jsonString(candidato.nome)},"email":${jsonString(candidato.email)},"status":"${candidato.status}",` +
+    `"transferidoDe":${nullableIdJson(candidato.transferidoDe)},"criadoEm":"${candidato.criadoEm}","atualizadoEm":"${candidato.atualizadoEm}"`
+}
+
+/** candidatoV1 of a list item, as the schema's serializer writes it. */
+export function candidatoV1Json (candidato: CandidatoRecord, href: (path: string) => string): string {
+  return `{${commonJson(candidato)},"links":${linksJson(candidatoLinks(candidato, href))},"vagaId":${nullableIdJson(candidato.vagaId)}}`
+}
+
+/** candidatoV2 of a list item, as the schema's serializer writes it. */
+export function candidatoV2Json (candidato: CandidatoRecord, href: (path: string) => string): string {
+  const vaga = candidato.vaga
+  const vagaJson = vaga === null ? 'null' : `{"id":"${vaga.id}","titulo":${jsonString(vaga.titulo)},"status":"${vaga.status}"}`
+  return `{${commonJson(candidato)},"links":${linksJson(candidatoLinks(candidato, href))},"vaga":${vagaJson}}`
 }
 
 /** Strong: a representation that shows the vaga's fields also changes its ETag when the vaga changes. */

@@ -7,7 +7,7 @@ import { ifNoneMatchHits } from '../conditional.js'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
 import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
 import { problemResponse } from '../../openapi/problems.js'
-import { Links, type Link } from './common.js'
+import { Links, linksJson, type Link } from './common.js'
 
 export const MAX_OFFSET = 1_000_000
 
@@ -102,7 +102,7 @@ export interface CollectionQuery {
   sort?: string
 }
 
-export interface CollectionOptions<F extends string, Filter extends Record<string, string | undefined>, T, R> {
+export interface CollectionOptions<F extends string, Filter extends Record<string, string | undefined>, T> {
   version: string
   paging: Paging
   /** The collection's path without the version, e.g. `/vagas`. */
@@ -115,7 +115,8 @@ export interface CollectionOptions<F extends string, Filter extends Record<strin
   sortFields: readonly F[]
   defaultSort: string
   list: (request: ListRequest<F, Filter>) => Promise<ListResult<T>>
-  represent: (item: T) => R
+  /** An item's representation as JSON text, as the item schema's serializer writes it. */
+  itemJson: (item: T, href: (path: string) => string) => string
   /** The item's own ETag: part of the page's. */
   validator: (item: T & { id: string }) => string
   /** Takes the page's validators, and the 304 when the client's copy is current. */
@@ -131,7 +132,15 @@ function validated (reply: FastifyReply, etag: string): boolean {
   return ifNoneMatchHits(reply.request.headers['if-none-match'], etag)
 }
 
-export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T extends { id: string }, R> (options: CollectionOptions<F, Filter, T, R>) {
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** A page as JSON text, as pageSchemaV1 or pageSchemaV2 (by whether it has a total) writes it. */
+export function pageJson (items: string[], page: { total?: number, offset?: number, limit: number, links: Link[] }): string {
+  const counts = page.total === undefined ? '' : `"total":${page.total},"offset":${page.offset ?? 0},`
+  return `{"items":[${items.join(',')}],${counts}"limit":${page.limit},"links":${linksJson(page.links)}}`
+}
+
+export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T extends { id: string }> (options: CollectionOptions<F, Filter, T>) {
   const { query, href, path } = options
   const limit = query.limit ?? DEFAULT_LIMIT
   const sort = parseSort(query.sort, options.sortFields, options.defaultSort)
@@ -147,7 +156,7 @@ export async function collectionPage<F extends string, Filter extends Record<str
     if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - limit) }), method: 'GET' })
     const total = result.total ?? 0
     if (validated(options.reply, pageEtag(options.version, result.items, options.validator, total, links))) return options.reply.code(304).send()
-    return { items: result.items.map(options.represent), total, offset, limit, links }
+    return options.reply.type(JSON_TYPE).send(pageJson(result.items.map(item => options.itemJson(item, href)), { total, offset, limit, links }))
   }
 
   const scope = { collection: path, sort: sortText(sort), filter: options.filter }
@@ -162,5 +171,5 @@ export async function collectionPage<F extends string, Filter extends Record<str
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
   if (validated(options.reply, pageEtag(options.version, result.items, options.validator, undefined, links))) return options.reply.code(304).send()
-  return { items: result.items.map(options.represent), limit, links }
+  return options.reply.type(JSON_TYPE).send(pageJson(result.items.map(item => options.itemJson(item, href)), { limit, links }))
 }
