@@ -37,8 +37,8 @@ export const SQL = {
   /** $1 limit + 1, $2 offset, arrays of one element; each row carries the total. */
   vagasPageOffset: { name: 'vagas-page-offset', text: batched([['fetch', 'int8'], ['offset', 'int8']], `select ${VAGA_COLUMNS}, ${TOTAL} ${VAGAS_NEWEST_FIRST} offset "p"."offset"`) },
   vagasPage: { name: 'vagas-page', text: batched([['fetch', 'int8']], `select ${VAGA_COLUMNS} ${VAGAS_NEWEST_FIRST}`) },
-  /** $1 nome, $2 email, $3 status. */
-  candidatoInsert: { name: 'candidato-insert', text: 'insert into "candidatos" ("nome", "email", "status") values ($1, $2, $3) returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
+  /** Creates: arrays of names and addresses (the service batches; the baseline sends one of each). */
+  candidatoInsert: { name: 'candidato-insert', text: 'insert into candidatos (nome, email, status) select nome, email, \'cadastrado\' from unnest($1::text[], $2::text[]) as p(nome, email) returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
   begin: { name: '', text: 'begin' },
   commit: { name: '', text: 'commit' },
   candidatoLock: { name: 'candidato-lock', text: `${DETAIL} where "c"."id" = $1 for update of "c"` },

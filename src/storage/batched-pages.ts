@@ -11,6 +11,7 @@
 import DataLoader from 'dataloader'
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
 import { compileShape, type Shape, type Slot } from './compiled-shapes.js'
+import { eachAloneOnFailure } from './batch-failure.js'
 
 /** Past this many shapes, new ones are compiled per batch: memory stays bounded whatever clients ask. */
 const MAX_SHAPES = 500
@@ -68,7 +69,7 @@ export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
   }
 
   /** One statement for pages of one shape; each distinct page's rows, in the order the page's statement gives. */
-  const fetch = async (shape: BatchedShape, pages: unknown[][]): Promise<unknown[][]> => {
+  const fetch = async (shape: BatchedShape, pages: readonly unknown[][]): Promise<unknown[][]> => {
     const arrays = shape.columns.map((_, column) => pages.map(values => values[column]))
     const { rows } = await db.executeQuery(CompiledQuery.raw(shape.text, [...arrays, ...shape.constants]))
     const fetched: unknown[][] = pages.map(() => [])
@@ -100,15 +101,8 @@ export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
     } catch (error) {
       return calls.map(() => error as Error)
     }
-    try {
-      const fetched = await fetch(shape, pages)
-      return pageOfCall.map(index => fetched[index]!)
-    } catch (error) {
-      if (pages.length === 1) return calls.map(() => error as Error)
-      // One page's values the database refuses fail that page alone: each is sent again by itself.
-      const alone = await Promise.all(pages.map(async values => await fetch(shape, [values]).then(([rows]) => rows!, (failure: Error) => failure)))
-      return pageOfCall.map(index => alone[index]!)
-    }
+    const fetched = await eachAloneOnFailure(pages, async pages => await fetch(shape, pages))
+    return pageOfCall.map(index => fetched[index]!)
   }
 
   const loader = new DataLoader<PageCall, unknown[]>(async calls => {

@@ -9,6 +9,7 @@ import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { compiledShapes, compiledStatement, type Slot } from './compiled-shapes.js'
 import { batchedPages } from './batched-pages.js'
+import { batchedWrites } from './batched-writes.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatosTable, type Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
@@ -157,9 +158,10 @@ function fixedStatements (db: Kysely<Schema>) {
     lockedDetail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id')).forUpdate('c')),
     /** Shared lock: the vaga can neither close nor disappear until the transaction ends. */
     sharedVaga: compiledStatement(slot => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', slot<string>('id')).forShare()),
-    insert: compiledStatement(slot => db.insertInto('candidatos')
-      .values({ nome: slot<string>('nome'), email: slot<string>('email'), status: 'cadastrado' })
-      .returning(CANDIDATO_COLUMNS)),
+    /** New candidatos, `cadastrado`, one per element of the arrays of names and addresses. */
+    insertMany: compiledStatement<Selectable<CandidatosTable>>(slot => ({
+      compile: () => sql<Selectable<CandidatosTable>>`insert into candidatos (nome, email, status) select nome, email, 'cadastrado' from unnest(${slot('nomes')}::text[], ${slot('emails')}::text[]) as p(nome, email) returning ${sql.join(CANDIDATO_COLUMNS.map(column => sql.ref(column)))}`.compile(db)
+    })),
     /**
      * A move and its history entry in one statement; what they wrote comes back with it. The update
      * matches only the status the decision was made on.
@@ -184,6 +186,12 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const pages = batchedPages(db)
   const counts = compiledShapes<{ count: number }>()
   const statements = fixedStatements(db)
+  // Creates made together are one statement; each gets its row back by its address, unique in the batch.
+  const insert = batchedWrites<CandidatoFields, Selectable<CandidatosTable>>(async fields => {
+    const { rows } = await db.executeQuery(statements.insertMany({ nomes: fields.map(each => each.nome), emails: fields.map(each => each.email) }))
+    const byEmail = new Map(rows.map(row => [row.email, row]))
+    return fields.map(each => byEmail.get(each.email) ?? new Error('the insert returned no row for this address'))
+  })
   const detailOf = async (executor: Executor, statement: CompiledQuery<DetailRow>): Promise<CandidatoDetail | undefined> => {
     const row = (await executor.executeQuery(statement)).rows[0]
     return row === undefined ? undefined : toDetail(row)
@@ -226,8 +234,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
     async create (fields: CandidatoFields): Promise<CandidatoDetail> {
       return await duplicateEmailAware(async () => {
-        const [row] = (await db.executeQuery(statements.insert({ nome: fields.nome, email: fields.email }))).rows
-        if (row === undefined) throw new Error('the insert returned no row')
+        const row = await insert(fields)
         return { ...ownFields(row), vaga: null, historico: [] }
       })
     },

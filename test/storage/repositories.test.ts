@@ -230,6 +230,28 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     t.match(results[1], { status: 'fulfilled', value: { total: 5 } }, 'and no other page of its batch')
   })
 
+  t.test('creates made together go as one statement; a taken address fails its own create only', async t => {
+    let statements = 0
+    const counted = db.withPlugin({ transformQuery: args => args.node, transformResult: async args => { statements++; return args.result } })
+    const repository = createCandidatosRepository(counted)
+    const created = await Promise.all(Array.from({ length: 6 }, async (_, i) => await repository.create({ nome: `Lote ${i}`, email: `Lote-Junto-${i}@example.com` })))
+    t.equal(statements, 1, 'one statement for six creates')
+    t.same(created.map(each => [each.nome, each.email, each.status, each.versao]), Array.from({ length: 6 }, (_, i) => [`Lote ${i}`, `Lote-Junto-${i}@example.com`, 'cadastrado', 1]))
+    t.equal(new Set(created.map(each => each.id)).size, 6)
+    for (const each of created) t.same(await candidatos.findById(each.id), each, 'each answer is its own stored row')
+
+    const results = await Promise.allSettled([
+      repository.create({ nome: 'Outra', email: 'lote-junto-0@EXAMPLE.com' }),
+      repository.create({ nome: 'Nova', email: 'lote-nova@example.com' }),
+      repository.create({ nome: 'Gêmea', email: 'lote-gemea@example.com' }),
+      repository.create({ nome: 'Gêmea 2', email: 'LOTE-GEMEA@example.com' })
+    ])
+    t.match(results[0], { status: 'rejected', reason: DuplicateEmailError }, 'an address taken before')
+    t.match(results[1], { status: 'fulfilled', value: { nome: 'Nova' } }, 'the batch\'s other creates are made')
+    t.same(results.slice(2).map(result => result.status).sort(), ['fulfilled', 'rejected'], 'of two creates of one address in one batch, one is made')
+    t.equal((await candidatos.list({ filter: { q: 'lote-gemea' }, sort: [], limit: 5, page: { kind: 'offset', offset: 0 } })).total, 1)
+  })
+
   t.test('idempotency: one effect per key, replay, mismatch', async t => {
     const idempotency = createIdempotencyRepository(db)
     let runs = 0
