@@ -32,11 +32,11 @@ async function move (id: string, acao: string, metodo: string, target: (current:
   const client = await pool.connect()
   try {
     await run(client, SQL.begin)
-    const [current] = await run(client, SQL.candidatoLock, [id])
-    if (vagaId !== undefined) await run(client, SQL.vagaShare, [vagaId])
+    const [current] = await run(client, SQL.candidatoLock, [[id]])
+    if (vagaId !== undefined) await run(client, SQL.vagaShare, [[vagaId]])
     const next = target(current)
-    const [written] = await run(client, SQL.candidatoMove, [next.status, next.vagaId, current.transferido_de, id, current.status,
-      id, acao, metodo, current.status, next.status, current.vaga_id, next.vagaId, 'bench'])
+    const [written] = await run(client, SQL.candidatoMove, [[id], [next.status], [next.vagaId], [current.transferido_de], [current.status],
+      [acao], [metodo], [current.vaga_id], ['bench']])
     await run(client, SQL.commit)
     return { ...current, status: next.status, vaga_id: next.vagaId, ...written }
   } catch (error) {

@@ -41,17 +41,20 @@ export const SQL = {
   candidatoInsert: { name: 'candidato-insert', text: 'insert into candidatos (nome, email, status) select nome, email, \'cadastrado\' from unnest($1::text[], $2::text[]) as p(nome, email) returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
   begin: { name: '', text: 'begin' },
   commit: { name: '', text: 'commit' },
-  candidatoLock: { name: 'candidato-lock', text: `${DETAIL} where "c"."id" = $1 for update of "c"` },
-  vagaShare: { name: 'vaga-share', text: 'select "id", "titulo", "status", "versao", "atualizado_em" from "vagas" where "id" = $1 for share' },
+  /** Actions: arrays of ids, in one transaction (the service batches; the baseline sends one action). */
+  candidatoLock: { name: 'candidato-lock', text: `${DETAIL} where c.id = any($1::uuid[]) order by "c"."id" for update of "c"` },
+  vagaShare: { name: 'vaga-share', text: 'select "id", "titulo", "status", "versao", "atualizado_em" from "vagas" where id = any($1::uuid[]) order by "id" for share' },
   /**
-   * The change and its history entry in one statement, returning what they wrote: $1 status, $2 vaga,
-   * $3 transferido_de, $4 id, $5 the status read under lock; $6-$13 the history entry.
+   * The changes and their history entries in one statement, returning what they wrote, per element of
+   * the arrays: $1 id, $2 status, $3 vaga, $4 transferido_de, $5 the status read under lock, $6 acao,
+   * $7 metodo, $8 the vaga before, $9 ator.
    */
   candidatoMove: {
     name: 'candidato-move',
-    text: 'with moved as (update candidatos set status = $1, vaga_id = $2, transferido_de = $3, atualizado_em = now(), versao = versao + 1 where id = $4 and status = $5 returning atualizado_em, versao), ' +
-      'acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values ($6, $7, $8, $9, $10, $11, $12, $13) returning em) ' +
-      'select moved.atualizado_em, moved.versao, acao.em from moved, acao'
+    text: 'with input as (select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::uuid[], $9::text[]) as i(id, status, vaga_id, transferido_de, status_anterior, acao, metodo, vaga_anterior_id, ator)), ' +
+      'moved as (update candidatos c set status = i.status, vaga_id = i.vaga_id, transferido_de = i.transferido_de, atualizado_em = now(), versao = c.versao + 1 from input i where c.id = i.id and c.status = i.status_anterior returning c.id, c.atualizado_em, c.versao), ' +
+      'acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) select id, acao, metodo, status_anterior, status, vaga_anterior_id, vaga_id, ator from input returning candidato_id, em) ' +
+      'select moved.id, moved.atualizado_em, moved.versao, acao.em from moved join acao on acao.candidato_id = moved.id'
   }
 } satisfies Record<string, Statement>
 

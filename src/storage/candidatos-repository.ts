@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery, type Kysely, type Selectable, type Transaction } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import type { Candidato, CandidatoFields, CandidatoStatus } from '../domain/candidato.js'
-import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type Move, type Refusal } from '../domain/candidato-actions.js'
+import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type CandidatoState, type Move, type Refusal } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
 import type { Instant } from '../domain/instant.js'
 import { isUniqueViolation } from './errors.js'
@@ -10,6 +10,7 @@ import { rowsByIds } from './rows-by-ids.js'
 import { compiledShapes, compiledStatement, type Slot } from './compiled-shapes.js'
 import { batchedPages } from './batched-pages.js'
 import { batchedWrites } from './batched-writes.js'
+import { eachAloneOnFailure } from './batch-failure.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatosTable, type Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
@@ -156,19 +157,67 @@ function fixedStatements (db: Kysely<Schema>) {
     detail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id'))),
     /** The current candidato with its history, its row locked until the transaction ends. */
     lockedDetail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id')).forUpdate('c')),
-    /** Shared lock: the vaga can neither close nor disappear until the transaction ends. */
-    sharedVaga: compiledStatement(slot => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', slot<string>('id')).forShare()),
+    /** The candidatos with their history, their rows locked until the transaction ends, in id order. */
+    lockedDetails: compiledStatement<DetailRow>(slot => detailQuery(db).where(sql<boolean>`c.id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('c.id').forUpdate('c')),
+    /** Shared locks: the vagas can neither close nor disappear until the transaction ends. */
+    sharedVagas: compiledStatement(slot => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em'])
+      .where(sql<boolean>`id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('id').forShare()),
     /** New candidatos, `cadastrado`, one per element of the arrays of names and addresses. */
     insertMany: compiledStatement<Selectable<CandidatosTable>>(slot => ({
       compile: () => sql<Selectable<CandidatosTable>>`insert into candidatos (nome, email, status) select nome, email, 'cadastrado' from unnest(${slot('nomes')}::text[], ${slot('emails')}::text[]) as p(nome, email) returning ${sql.join(CANDIDATO_COLUMNS.map(column => sql.ref(column)))}`.compile(db)
     })),
     /**
-     * A move and its history entry in one statement; what they wrote comes back with it. The update
-     * matches only the status the decision was made on.
+     * Moves and their history entries in one statement, one per element of the arrays; what they wrote
+     * comes back by candidato. The update matches only the status each decision was made on.
      */
-    move: compiledStatement<{ atualizado_em: Instant, versao: number, em: Instant }>(slot => ({
-      compile: () => sql<{ atualizado_em: Instant, versao: number, em: Instant }>`with moved as (update candidatos set status = ${slot('status')}, vaga_id = ${slot('vagaId')}, transferido_de = ${slot('transferidoDe')}, atualizado_em = now(), versao = versao + 1 where id = ${slot('id')} and status = ${slot('statusAnterior')} returning atualizado_em, versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) values (${slot('id')}, ${slot('acao')}, ${slot('metodo')}, ${slot('statusAnterior')}, ${slot('status')}, ${slot('vagaAnteriorId')}, ${slot('vagaId')}, ${slot('ator')}) returning em) select moved.atualizado_em, moved.versao, acao.em from moved, acao`.compile(db)
+    moves: compiledStatement<{ id: string, atualizado_em: Instant, versao: number, em: Instant }>(slot => ({
+      compile: () => sql<{ id: string, atualizado_em: Instant, versao: number, em: Instant }>`with input as (select * from unnest(${slot('ids')}::uuid[], ${slot('statuses')}::text[], ${slot('vagaIds')}::uuid[], ${slot('transferidoDe')}::uuid[], ${slot('statusAnterior')}::text[], ${slot('acoes')}::text[], ${slot('metodos')}::text[], ${slot('vagaAnteriorIds')}::uuid[], ${slot('atores')}::text[]) as i(id, status, vaga_id, transferido_de, status_anterior, acao, metodo, vaga_anterior_id, ator)), moved as (update candidatos c set status = i.status, vaga_id = i.vaga_id, transferido_de = i.transferido_de, atualizado_em = now(), versao = c.versao + 1 from input i where c.id = i.id and c.status = i.status_anterior returning c.id, c.atualizado_em, c.versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) select id, acao, metodo, status_anterior, status, vaga_anterior_id, vaga_id, ator from input returning candidato_id, em) select moved.id, moved.atualizado_em, moved.versao, acao.em from moved join acao on acao.candidato_id = moved.id`.compile(db)
     }))
+  }
+}
+
+interface MoveCall {
+  id: string
+  request: MoveRequest
+}
+
+/** An allowed move, decided and not yet written. */
+interface PlannedMove {
+  id: string
+  current: CandidatoDetail
+  target?: VagaSummary
+  next: CandidatoState
+  entry: Omit<HistoricoEntry, 'em'>
+}
+
+/** What a move comes to on its candidato as locked: an outcome already, or a move to write. */
+function planMove ({ id, request }: MoveCall, current: CandidatoDetail | undefined, targets: ReadonlyMap<string, VagaSummary>): MoveOutcome | Error | PlannedMove {
+  if (current === undefined) return { outcome: 'not-found' }
+  if (request.precondition !== undefined && !request.precondition(current)) return { outcome: 'precondition-failed' }
+  let target: VagaSummary | undefined
+  if (needsTargetVaga(request.move)) {
+    const vagaId = request.vagaId
+    if (vagaId === undefined) return new TypeError(`${request.move.action} needs a vagaId`)
+    target = targets.get(vagaId)
+    if (target === undefined) return { outcome: 'target-not-found', vagaId }
+  }
+  const decision = decide(current, request.move, target)
+  if (!decision.allowed) return { outcome: 'refused', refusal: decision.refusal }
+  const next = decision.next
+  return {
+    id,
+    current,
+    target,
+    next,
+    entry: {
+      acao: request.move.action,
+      metodo: request.move.method,
+      statusAnterior: current.status,
+      status: next.status,
+      vagaAnteriorId: current.vagaId,
+      vagaId: next.vagaId,
+      ator: request.actor
+    }
   }
 }
 
@@ -198,6 +247,74 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   }
   const findDetail = (executor: Executor, id: string) => detailOf(executor, statements.detail({ id }))
   const lockDetail = (trx: Transaction<Schema>, id: string) => detailOf(trx, statements.lockedDetail({ id }))
+
+  /**
+   * Moves of distinct candidatos in one transaction: their rows locked (in id order, so concurrent
+   * batches never wait on each other in a cycle), their destination vagas share-locked, each move
+   * decided on its candidato as stored, and every allowed move written in one statement.
+   */
+  const movesInOneTransaction = async (calls: readonly MoveCall[]): Promise<Array<MoveOutcome | Error>> => await db.transaction().execute(async trx => {
+    const { rows } = await trx.executeQuery(statements.lockedDetails({ ids: calls.map(call => call.id) }))
+    const locked = new Map(rows.map(row => [row.id, toDetail(row)]))
+    const vagaIds = [...new Set(calls.flatMap(({ id, request }) => locked.has(id) && needsTargetVaga(request.move) && request.vagaId !== undefined ? [request.vagaId] : []))]
+    const targets = new Map<string, VagaSummary>()
+    if (vagaIds.length > 0) {
+      for (const row of (await trx.executeQuery(statements.sharedVagas({ ids: vagaIds }))).rows) {
+        targets.set(row.id, { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em })
+      }
+    }
+    const plans = calls.map(call => planMove(call, locked.get(call.id), targets))
+    const moves = plans.filter((plan): plan is PlannedMove => 'entry' in plan)
+    const written = new Map<string, { atualizado_em: Instant, versao: number, em: Instant }>()
+    if (moves.length > 0) {
+      const values = {
+        ids: moves.map(move => move.id),
+        statuses: moves.map(move => move.entry.status),
+        vagaIds: moves.map(move => move.entry.vagaId),
+        transferidoDe: moves.map(move => move.next.transferidoDe),
+        statusAnterior: moves.map(move => move.entry.statusAnterior),
+        acoes: moves.map(move => move.entry.acao),
+        metodos: moves.map(move => move.entry.metodo),
+        vagaAnteriorIds: moves.map(move => move.entry.vagaAnteriorId),
+        atores: moves.map(move => move.entry.ator)
+      }
+      for (const row of (await trx.executeQuery(statements.moves(values))).rows) written.set(row.id, row)
+    }
+    const outcomes: Array<MoveOutcome | Error> = []
+    for (const plan of plans) {
+      if (!('entry' in plan)) {
+        outcomes.push(plan)
+        continue
+      }
+      const { id, current, target, next, entry } = plan
+      const row = written.get(id)
+      if (row === undefined) throw new Error(`candidato ${id} changed under its lock`)
+      // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
+      const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined
+      outcomes.push({
+        outcome: 'ok',
+        value: vaga === undefined
+          ? (await findDetail(trx, id))!
+          : { ...current, ...next, atualizadoEm: row.atualizado_em, versao: row.versao, vaga, historico: [...current.historico, { ...entry, em: row.em }] }
+      })
+    }
+    return outcomes
+  })
+
+  // A candidato moves once per transaction: a later move of it in the same batch goes in the next
+  // transaction, and is decided on what the earlier one left.
+  const applyInBatches = batchedWrites<MoveCall, MoveOutcome>(async calls => {
+    const outcomes: Array<MoveOutcome | Error> = new Array(calls.length)
+    let pending = calls.map((call, at) => ({ call, at }))
+    while (pending.length > 0) {
+      const seen = new Set<string>()
+      const now = pending.filter(({ call }) => !seen.has(call.id) && seen.add(call.id) !== undefined)
+      const results = await eachAloneOnFailure(now.map(({ call }) => call), movesInOneTransaction)
+      now.forEach(({ at }, i) => { outcomes[at] = results[i]! })
+      pending = pending.filter(entry => !now.includes(entry))
+    }
+    return outcomes
+  })
   return {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 
@@ -264,53 +381,12 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     },
 
     /**
-     * Performs or cancels an action as one transaction: the candidato row is locked, the state machine
+     * Performs or cancels an action in a transaction: the candidato row is locked, the state machine
      * decides on what is stored, and the change and its history entry are written together. Concurrent
      * actions on one candidato therefore queue, and each decides on the state the previous one left.
+     * Actions made in the same turn share one transaction (see movesInOneTransaction).
      */
-    async applyMove (id: string, request: MoveRequest): Promise<MoveOutcome> {
-      return await db.transaction().execute(async trx => {
-        const current = await lockDetail(trx, id)
-        if (current === undefined) return { outcome: 'not-found' }
-        if (request.precondition !== undefined && !request.precondition(current)) return { outcome: 'precondition-failed' }
-        let target: VagaSummary | undefined
-        if (needsTargetVaga(request.move)) {
-          const vagaId = request.vagaId
-          if (vagaId === undefined) throw new TypeError(`${request.move.action} needs a vagaId`)
-          const [row] = (await trx.executeQuery(statements.sharedVaga({ id: vagaId }))).rows
-          if (row === undefined) return { outcome: 'target-not-found', vagaId }
-          target = { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em }
-        }
-        const decision = decide(current, request.move, target)
-        if (!decision.allowed) return { outcome: 'refused', refusal: decision.refusal }
-        const next = decision.next
-        const entry = {
-          acao: request.move.action,
-          metodo: request.move.method,
-          statusAnterior: current.status,
-          status: next.status,
-          vagaAnteriorId: current.vagaId,
-          vagaId: next.vagaId,
-          ator: request.actor
-        }
-        const { rows: [written] } = await trx.executeQuery(statements.move({ id, transferidoDe: next.transferidoDe, ...entry }))
-        if (written === undefined) throw new Error(`candidato ${id} changed under its lock`)
-        // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
-        const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined
-        if (vaga === undefined) return { outcome: 'ok', value: (await findDetail(trx, id))! }
-        return {
-          outcome: 'ok',
-          value: {
-            ...current,
-            ...next,
-            atualizadoEm: written.atualizado_em,
-            versao: written.versao,
-            vaga,
-            historico: [...current.historico, { ...entry, em: written.em }]
-          }
-        }
-      })
-    }
+    applyMove: (id: string, request: MoveRequest): Promise<MoveOutcome> => applyInBatches({ id, request })
   }
 }
 

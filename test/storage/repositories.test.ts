@@ -252,6 +252,39 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     t.equal((await candidatos.list({ filter: { q: 'lote-gemea' }, sort: [], limit: 5, page: { kind: 'offset', offset: 0 } })).total, 1)
   })
 
+  t.test('actions made together share one transaction; each is decided on its own candidato', async t => {
+    const aberta = await vagas.create({ titulo: 'Ação em lote', descricao: null, status: 'aberta' })
+    const fechada = await vagas.create({ titulo: 'Fechada em lote', descricao: null, status: 'fechada' })
+    const people = []
+    for (let i = 0; i < 5; i++) people.push(await candidatos.create({ nome: `Ação ${i}`, email: `acao-lote-${i}@example.com` }))
+    await candidatos.applyMove(people[4]!.id, { move: { action: 'candidatar', method: POST }, vagaId: aberta.id, actor: 'setup' })
+    let statements = 0
+    const counted = db.withPlugin({ transformQuery: args => args.node, transformResult: async args => { statements++; return args.result } })
+    const repository = createCandidatosRepository(counted)
+    const candidatar = { action: 'candidatar' as const, method: POST }
+    const outcomes = await Promise.all([
+      repository.applyMove(people[0]!.id, { move: candidatar, vagaId: aberta.id, actor: 'a' }),
+      repository.applyMove(people[1]!.id, { move: candidatar, vagaId: aberta.id, actor: 'b' }),
+      repository.applyMove(people[2]!.id, { move: candidatar, vagaId: fechada.id, actor: 'c' }),
+      repository.applyMove(people[3]!.id, { move: candidatar, vagaId: '00000000-0000-4000-8000-000000000003', actor: 'd' }),
+      repository.applyMove(people[4]!.id, { move: { action: 'aprovar', method: POST }, actor: 'e', precondition: current => current.versao === 2 }),
+      repository.applyMove('00000000-0000-4000-8000-000000000004', { move: candidatar, vagaId: aberta.id, actor: 'f' })
+    ])
+    t.equal(statements, 3, 'the locked candidatos, the locked vagas and the moves: one statement each for six actions')
+    t.match(outcomes, [
+      { outcome: 'ok', value: { status: 'inscrito', vagaId: aberta.id, vaga: { titulo: 'Ação em lote' }, versao: 2, historico: [{ acao: 'candidatar', ator: 'a' }] } },
+      { outcome: 'ok', value: { status: 'inscrito', vagaId: aberta.id, historico: [{ ator: 'b' }] } },
+      { outcome: 'refused', refusal: { code: 'VagaFechada' } },
+      { outcome: 'target-not-found' },
+      { outcome: 'ok', value: { status: 'aprovado', versao: 3, historico: [{ acao: 'candidatar' }, { acao: 'aprovar', ator: 'e' }] } },
+      { outcome: 'not-found' }
+    ])
+    for (const [i, outcome] of outcomes.entries()) {
+      if (outcome.outcome === 'ok') t.same(await candidatos.findById(people[i]!.id), outcome.value, 'the answer is what was stored')
+    }
+    t.match(await candidatos.findById(people[2]!.id), { status: 'cadastrado', versao: 1, historico: [] }, 'a refused action writes nothing')
+  })
+
   t.test('idempotency: one effect per key, replay, mismatch', async t => {
     const idempotency = createIdempotencyRepository(db)
     let runs = 0
