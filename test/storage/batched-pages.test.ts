@@ -1,18 +1,11 @@
 import t from 'tap'
-import { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler } from 'kysely'
 import { batchedShape } from '../../src/storage/batched-pages.js'
 import { compileShape } from '../../src/storage/compiled-shapes.js'
+import { compileOnly } from '../support/compile-only.js'
 
 interface DB { items: { id: string, kind: string, rank: number } }
 
-const db = new Kysely<DB>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: kysely => new PostgresIntrospector(kysely),
-    createQueryCompiler: () => new PostgresQueryCompiler()
-  }
-})
+const db = compileOnly<DB>()
 
 t.test('a page statement runs laterally per row of its unnested values; its own constants are bound after the arrays', async t => {
   const shape = batchedShape(compileShape(slot => db.selectFrom('items').select('id')

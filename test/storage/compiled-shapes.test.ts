@@ -1,17 +1,11 @@
 import t from 'tap'
-import { Kysely, PostgresAdapter, DummyDriver, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely'
+import { sql } from 'kysely'
 import { compiledShapes, compiledStatement } from '../../src/storage/compiled-shapes.js'
+import { compileOnly } from '../support/compile-only.js'
 
 interface DB { items: { id: string, kind: string, rank: number } }
 
-const db = new Kysely<DB>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: kysely => new PostgresIntrospector(kysely),
-    createQueryCompiler: () => new PostgresQueryCompiler()
-  }
-})
+const db = compileOnly<DB>()
 
 t.test('a shape compiles once; every request binds its own values where the placeholders landed', async t => {
   const statements = compiledShapes<{ id: string }>()
