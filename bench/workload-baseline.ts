@@ -27,13 +27,13 @@ async function candidatosPage (version: string, status: string, vagaId: string, 
   return { items: rows.slice(0, limit), total: Number(rows[0]?.total ?? 0) }
 }
 
-/** An action: the candidato locked, the change and its history entry written in one statement that returns what it wrote. */
+/** An action: the destination vaga share-locked, the candidato locked, the change and its history entry written in one statement that returns what it wrote. */
 async function move (id: string, acao: string, metodo: string, target: (current: any) => { status: string, vagaId: string | null }, vagaId?: string) {
   const client = await pool.connect()
   try {
     await run(client, SQL.begin)
-    const [current] = await run(client, SQL.candidatoLock, [[id]])
     if (vagaId !== undefined) await run(client, SQL.vagaShare, [[vagaId]])
+    const [current] = await run(client, SQL.candidatoLock, [[id]])
     const next = target(current)
     const [written] = await run(client, SQL.candidatoMove, [[id], [next.status], [next.vagaId], [current.transferido_de], [current.status],
       [acao], [metodo], [current.vaga_id], ['bench']])

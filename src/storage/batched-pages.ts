@@ -10,7 +10,7 @@
 // so a page always sees the writes acknowledged before its request arrived.
 import DataLoader from 'dataloader'
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
-import { compileShape, type Shape, type Slot } from './compiled-shapes.js'
+import { compileShape, compiledShapes, type Shape, type Slot } from './compiled-shapes.js'
 import { eachAloneOnFailure } from './batch-failure.js'
 
 /** Past this many shapes, new ones are compiled per batch: memory stays bounded whatever clients ask. */
@@ -55,18 +55,13 @@ export function batchedShape (shape: Shape<unknown>): BatchedShape {
 
 /**
  * Pages by shape, batched: `key` must name every choice `build` makes other than values, and every slot
- * of `build` must give its SQL type. Identical pages in one batch are fetched once.
+ * of `build` must give its SQL type. Each shape has its own batches, so a slow shape holds back no
+ * other; identical pages in one batch are fetched once. A page asked `alone` is sent by itself, as its
+ * own statement with its values bound (see pageGoesAlone).
  */
 export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
-  const shapes = new Map<string, BatchedShape>()
-  const shapeOf = (call: PageCall): BatchedShape => {
-    let shape = shapes.get(call.key)
-    if (shape === undefined) {
-      shape = batchedShape(compileShape(call.build))
-      if (shapes.size < MAX_SHAPES) shapes.set(call.key, shape)
-    }
-    return shape
-  }
+  const loaders = new Map<string, DataLoader<PageCall, unknown[]>>()
+  const single = compiledShapes<unknown>()
 
   /** One statement for pages of one shape; each distinct page's rows, in the order the page's statement gives. */
   const fetch = async (shape: BatchedShape, pages: readonly unknown[][]): Promise<unknown[][]> => {
@@ -78,12 +73,10 @@ export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
     return fetched
   }
 
-  const fetchGroup = async (calls: PageCall[]): Promise<Array<unknown[] | Error>> => {
-    let shape: BatchedShape
+  const fetchBatch = async (shape: BatchedShape, calls: readonly PageCall[]): Promise<Array<unknown[] | Error>> => {
     const pages: unknown[][] = []
     let pageOfCall: number[]
     try {
-      shape = shapeOf(calls[0]!)
       const distinct = new Map<string, number>()
       pageOfCall = calls.map(call => {
         const values = shape.columns.map(name => {
@@ -105,26 +98,24 @@ export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
     return pageOfCall.map(index => fetched[index]!)
   }
 
-  const loader = new DataLoader<PageCall, unknown[]>(async calls => {
-    const groups = new Map<string, Array<{ call: PageCall, at: number }>>()
-    calls.forEach((call, at) => {
-      const group = groups.get(call.key)
-      if (group === undefined) groups.set(call.key, [{ call, at }])
-      else group.push({ call, at })
-    })
-    const results: Array<unknown[] | Error> = new Array(calls.length)
-    await Promise.all([...groups.values()].map(async group => {
-      const pages = await fetchGroup(group.map(entry => entry.call))
-      group.forEach((entry, i) => { results[entry.at] = pages[i]! })
-    }))
-    return results
-  }, {
-    cache: false,
-    maxBatchSize,
-    // After the I/O of this turn: requests read from several connections share one statement.
-    batchScheduleFn: run => setImmediate(run)
-  })
+  const loaderOf = (call: PageCall): DataLoader<PageCall, unknown[]> => {
+    let loader = loaders.get(call.key)
+    if (loader === undefined) {
+      const shape = batchedShape(compileShape(call.build))
+      loader = new DataLoader<PageCall, unknown[]>(async calls => await fetchBatch(shape, calls), {
+        cache: false,
+        maxBatchSize,
+        // After the I/O of this turn: requests read from several connections share one statement.
+        batchScheduleFn: run => setImmediate(run)
+      })
+      // Past the bound, a shape's batches hold the pages of one turn of one loader made for them.
+      if (loaders.size < MAX_SHAPES) loaders.set(call.key, loader)
+    }
+    return loader
+  }
 
-  return <Row>(key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>): Promise<Row[]> =>
-    loader.load({ key, build, values }) as Promise<Row[]>
+  return async <Row>(key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>, options: { alone?: boolean } = {}): Promise<Row[]> => {
+    if (options.alone === true) return (await db.executeQuery(single(key, build, values) as CompiledQuery<Row>)).rows
+    return await loaderOf({ key, build, values }).load({ key, build, values }) as Row[]
+  }
 }

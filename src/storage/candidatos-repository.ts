@@ -11,7 +11,7 @@ import { compiledShapes, compiledStatement, type Slot } from './compiled-shapes.
 import { batchedPages } from './batched-pages.js'
 import { batchedWrites } from './batched-writes.js'
 import { eachAloneOnFailure } from './batch-failure.js'
-import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatosTable, type Schema } from './schema.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
@@ -162,9 +162,12 @@ function fixedStatements (db: Kysely<Schema>) {
     /** Shared locks: the vagas can neither close nor disappear until the transaction ends. */
     sharedVagas: compiledStatement(slot => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em'])
       .where(sql<boolean>`id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('id').forShare()),
-    /** New candidatos, `cadastrado`, one per element of the arrays of names and addresses. */
+    /**
+     * New candidatos, `cadastrado`, one per element of the arrays of names and addresses; inserted in
+     * the order of the unique index, so concurrent batches never wait on each other in a cycle.
+     */
     insertMany: compiledStatement<Selectable<CandidatosTable>>(slot => ({
-      compile: () => sql<Selectable<CandidatosTable>>`insert into candidatos (nome, email, status) select nome, email, 'cadastrado' from unnest(${slot('nomes')}::text[], ${slot('emails')}::text[]) as p(nome, email) returning ${sql.join(CANDIDATO_COLUMNS.map(column => sql.ref(column)))}`.compile(db)
+      compile: () => sql<Selectable<CandidatosTable>>`insert into candidatos (nome, email, status) select nome, email, 'cadastrado' from unnest(${slot('nomes')}::text[], ${slot('emails')}::text[]) as p(nome, email) order by lower(email) returning ${sql.join(CANDIDATO_COLUMNS.map(column => sql.ref(column)))}`.compile(db)
     })),
     /**
      * Moves and their history entries in one statement, one per element of the arrays; what they wrote
@@ -236,11 +239,12 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const counts = compiledShapes<{ count: number }>()
   const statements = fixedStatements(db)
   // Creates made together are one statement; each gets its row back by its address, unique in the batch.
-  const insert = batchedWrites<CandidatoFields, Selectable<CandidatosTable>>(async fields => {
+  const insertMany = async (fields: readonly CandidatoFields[]): Promise<Array<Selectable<CandidatosTable> | Error>> => {
     const { rows } = await db.executeQuery(statements.insertMany({ nomes: fields.map(each => each.nome), emails: fields.map(each => each.email) }))
     const byEmail = new Map(rows.map(row => [row.email, row]))
     return fields.map(each => byEmail.get(each.email) ?? new Error('the insert returned no row for this address'))
-  })
+  }
+  const insert = batchedWrites<CandidatoFields, Selectable<CandidatosTable>>(async fields => await eachAloneOnFailure(fields, insertMany))
   const detailOf = async (executor: Executor, statement: CompiledQuery<DetailRow>): Promise<CandidatoDetail | undefined> => {
     const row = (await executor.executeQuery(statement)).rows[0]
     return row === undefined ? undefined : toDetail(row)
@@ -249,20 +253,21 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const lockDetail = (trx: Transaction<Schema>, id: string) => detailOf(trx, statements.lockedDetail({ id }))
 
   /**
-   * Moves of distinct candidatos in one transaction: their rows locked (in id order, so concurrent
-   * batches never wait on each other in a cycle), their destination vagas share-locked, each move
-   * decided on its candidato as stored, and every allowed move written in one statement.
+   * Moves of distinct candidatos in one transaction: their destination vagas share-locked, then their
+   * rows locked, each in id order (vagas before candidatos, as removing a vaga takes them, so
+   * concurrent transactions never wait on each other in a cycle); each move decided on its candidato
+   * as stored, and every allowed move written in one statement.
    */
   const movesInOneTransaction = async (calls: readonly MoveCall[]): Promise<Array<MoveOutcome | Error>> => await db.transaction().execute(async trx => {
-    const { rows } = await trx.executeQuery(statements.lockedDetails({ ids: calls.map(call => call.id) }))
-    const locked = new Map(rows.map(row => [row.id, toDetail(row)]))
-    const vagaIds = [...new Set(calls.flatMap(({ id, request }) => locked.has(id) && needsTargetVaga(request.move) && request.vagaId !== undefined ? [request.vagaId] : []))]
+    const vagaIds = [...new Set(calls.flatMap(({ request }) => needsTargetVaga(request.move) && request.vagaId !== undefined ? [request.vagaId] : []))]
     const targets = new Map<string, VagaSummary>()
     if (vagaIds.length > 0) {
       for (const row of (await trx.executeQuery(statements.sharedVagas({ ids: vagaIds }))).rows) {
         targets.set(row.id, { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em })
       }
     }
+    const { rows } = await trx.executeQuery(statements.lockedDetails({ ids: calls.map(call => call.id) }))
+    const locked = new Map(rows.map(row => [row.id, toDetail(row)]))
     const plans = calls.map(call => planMove(call, locked.get(call.id), targets))
     const moves = plans.filter((plan): plan is PlannedMove => 'entry' in plan)
     const written = new Map<string, { atualizado_em: Instant, versao: number, em: Instant }>()
@@ -301,19 +306,15 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     return outcomes
   })
 
-  // A candidato moves once per transaction: a later move of it in the same batch goes in the next
-  // transaction, and is decided on what the earlier one left.
-  const applyInBatches = batchedWrites<MoveCall, MoveOutcome>(async calls => {
-    const outcomes: Array<MoveOutcome | Error> = new Array(calls.length)
-    let pending = calls.map((call, at) => ({ call, at }))
-    while (pending.length > 0) {
-      const seen = new Set<string>()
-      const now = pending.filter(({ call }) => !seen.has(call.id) && seen.add(call.id) !== undefined)
-      const results = await eachAloneOnFailure(now.map(({ call }) => call), movesInOneTransaction)
-      now.forEach(({ at }, i) => { outcomes[at] = results[i]! })
-      pending = pending.filter(entry => !now.includes(entry))
-    }
-    return outcomes
+  // A candidato moves once per transaction: a later move of it in the same batch is made again once
+  // this batch has committed, in a later batch, and is decided on what the earlier move left. The
+  // batch's other moves are answered without waiting for it.
+  const applyInBatches: (call: MoveCall) => Promise<MoveOutcome> = batchedWrites<MoveCall, MoveOutcome>(async calls => {
+    const seen = new Set<string>()
+    const first = calls.map(call => !seen.has(call.id) && seen.add(call.id) !== undefined)
+    const done = eachAloneOnFailure(calls.filter((_, i) => first[i]), movesInOneTransaction)
+    const outcomes = (await done)[Symbol.iterator]()
+    return calls.map((call, i) => first[i] ? outcomes.next().value! : done.then(async () => await applyInBatches(call)))
   })
   return {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
@@ -336,11 +337,12 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
       const filters = `${status === undefined ? '' : 's'}${vagaId === undefined ? '' : 'v'}${q === undefined ? '' : 'q'}`
       const shape = `${filters};${pageShape(request)}`
       const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
+      const sending = { alone: pageGoesAlone(request) }
       if (page.kind !== 'offset') {
-        const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot), values)
+        const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot), values, sending)
         return pageOf(request, rows.map(toRecord), undefined)
       }
-      const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot).select(TOTAL), values)
+      const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot).select(TOTAL), values, sending)
       const count = async () => {
         const statement = counts(filters, slot => filtered(base(db), slot).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
         return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)

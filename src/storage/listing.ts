@@ -129,6 +129,18 @@ export function pageQuery<DB, TB extends keyof DB, O, F extends string> (
   return query
 }
 
+/** Past this offset a page goes to the database alone (see pageGoesAlone). */
+const BATCHED_OFFSET_LIMIT = 1000
+
+/**
+ * Pages sent alone rather than batched with others of their shape (batched-pages.ts): a prefix match
+ * (`q`) uses its index only with the pattern bound as a value of the page's own statement, and a deep
+ * offset would hold the pages of its batch back while it scans.
+ */
+export function pageGoesAlone (request: ListRequest<string, { q?: string }>): boolean {
+  return request.filter.q !== undefined || (request.page.kind === 'offset' && request.page.offset > BATCHED_OFFSET_LIMIT)
+}
+
 /** The column a paged-by-offset query adds to each row: how many rows match the filter, limit and offset aside. */
 export const TOTAL = sql<number>`count(*) over ()`.as('total')
 

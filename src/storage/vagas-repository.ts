@@ -5,7 +5,7 @@ import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
 import { compiledShapes, type Slot } from './compiled-shapes.js'
 import { batchedPages } from './batched-pages.js'
-import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
 
 export interface VagaRecord extends Vaga {
@@ -74,12 +74,13 @@ export function createVagasRepository (db: Kysely<Schema>) {
       const filters = `${status === undefined ? '' : 's'}${q === undefined ? '' : 'q'}`
       const shape = `${filters};${pageShape(request)}`
       const values = { status, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
+      const sending = { alone: pageGoesAlone(request) }
       const page = request.page
       if (page.kind !== 'offset') {
-        const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot), values)
+        const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot), values, sending)
         return pageOf(request, rows.map(toRecord), undefined)
       }
-      const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values)
+      const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values, sending)
       const count = async () => {
         const statement = counts(filters, slot => where(request.filter, slot).select(eb => eb.fn.countAll<number>().as('count')), values)
         return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)

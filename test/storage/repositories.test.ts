@@ -223,11 +223,21 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     t.equal(statements, 2, 'one statement per shape')
 
     const results = await Promise.allSettled([
-      lists.list({ filter: { q: 'junto\u0000' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } }),
-      lists.list({ filter: { q: 'junto' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } })
+      lists.list({ filter: { vagaId: 'not a uuid', status: 'inscrito' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } }),
+      lists.list({ filter: { vagaId: a!.id, status: 'inscrito' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } })
     ])
     t.equal(results[0].status, 'rejected', 'a value the database refuses fails its own page')
-    t.match(results[1], { status: 'fulfilled', value: { total: 5 } }, 'and no other page of its batch')
+    t.match(results[1], { status: 'fulfilled', value: { total: 3 } }, 'and no other page of its batch')
+
+    statements = 0
+    const [prefix, deep] = await Promise.all([
+      lists.list({ filter: { q: 'junto' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } }),
+      lists.list({ filter: { vagaId: a!.id, status: 'inscrito' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 5000 } }),
+      lists.list({ filter: { vagaId: b!.id, status: 'inscrito' }, sort: newest, limit: 2, page: { kind: 'offset', offset: 0 } })
+    ])
+    t.equal(prefix!.total, 5, 'a prefix match goes alone, with its pattern bound to its own statement')
+    t.same(deep!.items, [], 'a deep offset goes alone')
+    t.equal(statements, 4, 'each alone, the page of the batch by itself, and the count of the page past the end')
   })
 
   t.test('creates made together go as one statement; a taken address fails its own create only', async t => {
