@@ -58,7 +58,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
         list: listRequest => candidatos.list(listRequest),
-        itemJson: profile.itemJson,
+        represent: profile.represent,
         validator: etagOf,
         reply
       })

@@ -60,7 +60,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,
         list: listRequest => vagas.list(listRequest),
-        itemJson: profile.itemJson,
+        represent: profile.represent,
         validator: (vaga: VagaRecord) => vagaEtag(vaga, version),
         reply
       })

@@ -2,22 +2,21 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
 import { versionedResource } from '../../versioning/profiles.js'
-import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV1Json, candidatoV2, candidatoV2Json } from './candidato.js'
-import type { Paging } from './collection.js'
+import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV2 } from './candidato.js'
+import type { ItemRepresentation, Paging } from './collection.js'
 
 export interface CandidatoProfile {
   /** How `/candidatos` and `/vagas/{id}/candidatos` are paged. */
   paging: Paging
   /** The representation's schema, in every answer that carries a candidato. */
   schema: TSchema
-  represent: (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown
-  /** A list item's representation (no history), as JSON text. */
-  itemJson: (candidato: CandidatoRecord, href: (path: string) => string) => string
+  /** A list item is a CandidatoRecord (no history); see ItemRepresentation for `json`. */
+  represent: ((candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown) & ItemRepresentation<CandidatoRecord>
   /** The representation shows fields of the candidato's vaga: its ETag and Last-Modified follow the vaga too. */
   showsVaga: boolean
 }
 
 /** 1.0 names the vaga by id and pages by offset; 2.0 embeds a summary of the vaga and pages by cursor. */
 export const candidatoVersions = versionedResource<CandidatoProfile>('candidatos',
-  { paging: 'offset', schema: CandidatoV1Schema, represent: candidatoV1, itemJson: candidatoV1Json, showsVaga: false },
-  { '2.0': { paging: 'cursor', schema: CandidatoV2Schema, represent: candidatoV2, itemJson: candidatoV2Json, showsVaga: true } })
+  { paging: 'offset', schema: CandidatoV1Schema, represent: candidatoV1, showsVaga: false },
+  { '2.0': { paging: 'cursor', schema: CandidatoV2Schema, represent: candidatoV2, showsVaga: true } })

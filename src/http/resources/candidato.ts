@@ -133,12 +133,15 @@ export function candidatoV1Json (candidato: CandidatoRecord, href: (path: string
   return `{${commonJson(candidato)},"links":${linksJson(candidatoLinks(candidato, href))},"vagaId":${nullableIdJson(candidato.vagaId)}}`
 }
 
+candidatoV1.json = candidatoV1Json
+
 /** candidatoV2 of a list item, as the schema's serializer writes it. */
 export function candidatoV2Json (candidato: CandidatoRecord, href: (path: string) => string): string {
   const vaga = candidato.vaga
   const vagaJson = vaga === null ? 'null' : `{"id":"${vaga.id}","titulo":${jsonString(vaga.titulo)},"status":"${vaga.status}"}`
   return `{${commonJson(candidato)},"links":${linksJson(candidatoLinks(candidato, href))},"vaga":${vagaJson}}`
 }
+candidatoV2.json = candidatoV2Json
 
 /** Strong: a representation that shows the vaga's fields also changes its ETag when the vaga changes. */
 export function candidatoEtag (candidato: CandidatoRecord, version: string, showsVaga: boolean): string {

@@ -115,8 +115,7 @@ export interface CollectionOptions<F extends string, Filter extends Record<strin
   sortFields: readonly F[]
   defaultSort: string
   list: (request: ListRequest<F, Filter>) => Promise<ListResult<T>>
-  /** An item's representation as JSON text, as the item schema's serializer writes it. */
-  itemJson: (item: T, href: (path: string) => string) => string
+  represent: ItemRepresentation<T>
   /** The item's own ETag: part of the page's. */
   validator: (item: T & { id: string }) => string
   /** Takes the page's validators, and the 304 when the client's copy is current. */
@@ -133,6 +132,23 @@ function validated (reply: FastifyReply, etag: string): boolean {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
+
+/**
+ * An item's representation. With `json`, it also writes the list item as JSON text, byte for byte what
+ * the item schema's serializer writes of it (a test holds each to it): the page is then written as
+ * text. A representation without one (a version that changes it, say) is serialized by the schema.
+ */
+export interface ItemRepresentation<T> {
+  (item: T, href: (path: string) => string): unknown
+  json?: (item: T, href: (path: string) => string) => string
+}
+
+/** The page's body: as JSON text when the representation writes itself, else the object the route's schema serializes. */
+function pageBody<T> (reply: FastifyReply, items: T[], represent: ItemRepresentation<T>, href: (path: string) => string, page: { total?: number, offset?: number, limit: number, links: Link[] }) {
+  const json = represent.json
+  if (json === undefined) return { items: items.map(item => represent(item, href)), ...page }
+  return reply.type(JSON_TYPE).send(pageJson(items.map(item => json(item, href)), page))
+}
 
 /** A page as JSON text, as pageSchemaV1 or pageSchemaV2 (by whether it has a total) writes it. */
 export function pageJson (items: string[], page: { total?: number, offset?: number, limit: number, links: Link[] }): string {
@@ -156,7 +172,7 @@ export async function collectionPage<F extends string, Filter extends Record<str
     if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - limit) }), method: 'GET' })
     const total = result.total ?? 0
     if (validated(options.reply, pageEtag(options.version, result.items, options.validator, total, links))) return options.reply.code(304).send()
-    return options.reply.type(JSON_TYPE).send(pageJson(result.items.map(item => options.itemJson(item, href)), { total, offset, limit, links }))
+    return pageBody(options.reply, result.items, options.represent, href, { total, offset, limit, links })
   }
 
   const scope = { collection: path, sort: sortText(sort), filter: options.filter }
@@ -171,5 +187,5 @@ export async function collectionPage<F extends string, Filter extends Record<str
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
   if (validated(options.reply, pageEtag(options.version, result.items, options.validator, undefined, links))) return options.reply.code(304).send()
-  return options.reply.type(JSON_TYPE).send(pageJson(result.items.map(item => options.itemJson(item, href)), { limit, links }))
+  return pageBody(options.reply, result.items, options.represent, href, { limit, links })
 }

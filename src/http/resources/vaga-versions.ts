@@ -2,20 +2,18 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { VagaRecord } from '../../storage/vagas-repository.js'
 import { versionedResource } from '../../versioning/profiles.js'
-import type { Paging } from './collection.js'
-import { VagaSchema, vagaJson, vagaRepresentation } from './vaga.js'
+import type { ItemRepresentation, Paging } from './collection.js'
+import { VagaSchema, vagaRepresentation } from './vaga.js'
 
 export interface VagaProfile {
   /** How `/vagas` is paged. */
   paging: Paging
   /** The representation's schema, in every answer that carries a vaga. */
   schema: TSchema
-  represent: (vaga: VagaRecord, href: (path: string) => string) => unknown
-  /** A list item's representation, as JSON text. */
-  itemJson: (vaga: VagaRecord, href: (path: string) => string) => string
+  represent: ItemRepresentation<VagaRecord>
 }
 
 /** The same representation in every version (its links name the version); 2.0 pages by cursor. */
 export const vagaVersions = versionedResource<VagaProfile>('vagas',
-  { paging: 'offset', schema: VagaSchema, represent: vagaRepresentation, itemJson: vagaJson },
+  { paging: 'offset', schema: VagaSchema, represent: vagaRepresentation },
   { '2.0': { paging: 'cursor' } })

@@ -72,6 +72,7 @@ export function vagaJson (vaga: VagaRecord, href: (path: string) => string): str
   return `{"id":"${vaga.id}","titulo":${jsonString(vaga.titulo)},"descricao":${vaga.descricao === null ? 'null' : jsonString(vaga.descricao)},` +
     `"status":"${vaga.status}","criadoEm":"${vaga.criadoEm}","atualizadoEm":"${vaga.atualizadoEm}","links":${linksJson(vagaLinks(vaga, href))}}`
 }
+vagaRepresentation.json = vagaJson
 
 /** Strong: it changes with every change of the vaga and differs between versions (their links differ). */
 export function vagaEtag (vaga: Pick<VagaRecord, 'versao'>, version: string): string {
