@@ -10,8 +10,11 @@ const BASELINE_MS = 3_000
 const FLOOD_MS = 8_000
 const PROBE_INTERVAL_MS = 40
 const MAX_RSS_GROWTH_MB = 150
-// Beyond what the probes take on this machine without the flood: a busy test machine is slow by itself.
-const MAX_PROBE_P99_EXTRA_MS = 100
+// Half the time the deployment gives a liveness probe (Kubernetes `timeoutSeconds: 2`, HAProxy
+// `timeout check 2s`): a probe answered within it fails no check. A flood that starved the event loop
+// would hold probes for seconds; the tail of a busy 2-core test machine running other suites beside
+// this one reached 220 ms, which a bound of 100 ms over the quiet p99 took for a failure.
+const PROBE_DEADLINE_MS = 1_000
 
 function rssMb (pid: number): number {
   const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
@@ -76,11 +79,11 @@ t.test('16 connections flooding pipelined docs requests and never reading: memor
   for (const socket of sockets) socket.destroy()
 
   const p99 = percentile(probes.map(p => p.ms), 0.99)
-  const bound = MAX_PROBE_P99_EXTRA_MS + quiet
-  t.comment(`RSS ${baseline.toFixed(0)} MB, peak growth ${peakGrowthMb.toFixed(0)} MB; /health/live p99 ${p99.toFixed(1)} ms (${quiet.toFixed(1)} ms without the flood), max ${Math.max(...probes.map(p => p.ms)).toFixed(1)} ms over ${probes.length} probes`)
+  const slowest = Math.max(...probes.map(p => p.ms))
+  t.comment(`RSS ${baseline.toFixed(0)} MB, peak growth ${peakGrowthMb.toFixed(0)} MB; /health/live p99 ${p99.toFixed(1)} ms (${quiet.toFixed(1)} ms without the flood), max ${slowest.toFixed(1)} ms over ${probes.length} probes`)
   t.ok(peakGrowthMb < MAX_RSS_GROWTH_MB, `RSS grew ${peakGrowthMb.toFixed(0)} MB (bound ${MAX_RSS_GROWTH_MB} MB)`)
   t.same(probes.filter(p => p.status !== 200), [], 'every /health/live probe answered 200')
-  t.ok(p99 < bound, `/health/live p99 ${p99.toFixed(1)} ms (bound ${bound.toFixed(1)} ms: ${MAX_PROBE_P99_EXTRA_MS} ms over the p99 without the flood)`)
+  t.ok(slowest < PROBE_DEADLINE_MS, `every /health/live probe answered within ${PROBE_DEADLINE_MS} ms (the slowest took ${slowest.toFixed(1)} ms)`)
 
   // Afterwards: the process is alive and serves every kind of route.
   t.equal(server.child.exitCode, null, 'the process still runs')
