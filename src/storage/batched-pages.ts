@@ -6,12 +6,11 @@
 //   select "p"."i" as "batch_item", "x".* from unnest($1::text[], $2::uuid[], $3::int8[]) with ordinality as "p"("status", "vagaId", "fetch", "i")
 //   cross join lateral (select ... where "c"."status" = "p"."status" and "c"."vaga_id" = "p"."vagaId" order by ... limit "p"."fetch") as "x"
 //
-// Nothing is cached between batches, and a batch is sent only after every page in it was asked for,
-// so a page always sees the writes acknowledged before its request arrived.
-import DataLoader from 'dataloader'
+// Like every batch (turn-batches.ts), it sees the writes acknowledged before its requests arrived.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
 import { compileShape, compiledShapes, type Shape, type Slot } from './compiled-shapes.js'
 import { eachAloneOnFailure } from './batch-failure.js'
+import { batchedPerTurn } from './turn-batches.js'
 
 /** Past this many shapes, new ones are compiled per batch: memory stays bounded whatever clients ask. */
 const MAX_SHAPES = 500
@@ -60,11 +59,11 @@ export function batchedShape (shape: Shape<unknown>): BatchedShape {
  * own statement with its values bound (see pageGoesAlone).
  */
 export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
-  const loaders = new Map<string, DataLoader<PageCall, unknown[]>>()
+  const loaders = new Map<string, (call: PageCall) => Promise<unknown[]>>()
   const single = compiledShapes<unknown>()
 
   /** One statement for pages of one shape; each distinct page's rows, in the order the page's statement gives. */
-  const fetch = async (shape: BatchedShape, pages: readonly unknown[][]): Promise<unknown[][]> => {
+  const fetchPages = async (shape: BatchedShape, pages: readonly unknown[][]): Promise<unknown[][]> => {
     const arrays = shape.columns.map((_, column) => pages.map(values => values[column]))
     const { rows } = await db.executeQuery(CompiledQuery.raw(shape.text, [...arrays, ...shape.constants]))
     const fetched: unknown[][] = pages.map(() => [])
@@ -94,28 +93,25 @@ export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
     } catch (error) {
       return calls.map(() => error as Error)
     }
-    const fetched = await eachAloneOnFailure(pages, async pages => await fetch(shape, pages))
+    const fetched = await eachAloneOnFailure(pages, async pages => await fetchPages(shape, pages))
     return pageOfCall.map(index => fetched[index]!)
   }
 
-  const loaderOf = (call: PageCall): DataLoader<PageCall, unknown[]> => {
+  const loaderOf = (call: PageCall): (call: PageCall) => Promise<unknown[]> => {
     let loader = loaders.get(call.key)
     if (loader === undefined) {
       const shape = batchedShape(compileShape(call.build))
-      loader = new DataLoader<PageCall, unknown[]>(async calls => await fetchBatch(shape, calls), {
-        cache: false,
-        maxBatchSize,
-        // After the I/O of this turn: requests read from several connections share one statement.
-        batchScheduleFn: run => setImmediate(run)
-      })
+      loader = batchedPerTurn<PageCall, unknown[]>(async calls => await fetchBatch(shape, calls), maxBatchSize)
       // Past the bound, a shape's batches hold the pages of one turn of one loader made for them.
       if (loaders.size < MAX_SHAPES) loaders.set(call.key, loader)
     }
     return loader
   }
 
-  return async <Row>(key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>, options: { alone?: boolean } = {}): Promise<Row[]> => {
-    if (options.alone === true) return (await db.executeQuery(single(key, build, values) as CompiledQuery<Row>)).rows
-    return await loaderOf({ key, build, values }).load({ key, build, values }) as Row[]
+  // No async wrapper: the loader's promise, or the lone statement's, is the page's.
+  return <Row>(key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>, options: { alone?: boolean } = {}): Promise<Row[]> => {
+    if (options.alone === true) return db.executeQuery(single(key, build, values) as CompiledQuery<Row>).then(result => result.rows)
+    const call = { key, build, values }
+    return loaderOf(call)(call) as Promise<Row[]>
   }
 }

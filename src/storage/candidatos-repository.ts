@@ -9,7 +9,7 @@ import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { compiledShapes, compiledStatement, type Slot } from './compiled-shapes.js'
 import { batchedPages } from './batched-pages.js'
-import { batchedWrites } from './batched-writes.js'
+import { batchedPerTurn } from './turn-batches.js'
 import { eachAloneOnFailure } from './batch-failure.js'
 import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatosTable, type Schema } from './schema.js'
@@ -155,8 +155,6 @@ function toDetail (row: DetailRow): CandidatoDetail {
 function fixedStatements (db: Kysely<Schema>) {
   return {
     detail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id'))),
-    /** The current candidato with its history, its row locked until the transaction ends. */
-    lockedDetail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id')).forUpdate('c')),
     /** The candidatos with their history, their rows locked until the transaction ends, in id order. */
     lockedDetails: compiledStatement<DetailRow>(slot => detailQuery(db).where(sql<boolean>`c.id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('c.id').forUpdate('c')),
     /** Shared locks: the vagas can neither close nor disappear until the transaction ends. */
@@ -244,13 +242,13 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     const byEmail = new Map(rows.map(row => [row.email, row]))
     return fields.map(each => byEmail.get(each.email) ?? new Error('the insert returned no row for this address'))
   }
-  const insert = batchedWrites<CandidatoFields, Selectable<CandidatosTable>>(async fields => await eachAloneOnFailure(fields, insertMany))
+  const insert = batchedPerTurn<CandidatoFields, Selectable<CandidatosTable>>(async fields => await eachAloneOnFailure(fields, insertMany), 100)
   const detailOf = async (executor: Executor, statement: CompiledQuery<DetailRow>): Promise<CandidatoDetail | undefined> => {
     const row = (await executor.executeQuery(statement)).rows[0]
     return row === undefined ? undefined : toDetail(row)
   }
   const findDetail = (executor: Executor, id: string) => detailOf(executor, statements.detail({ id }))
-  const lockDetail = (trx: Transaction<Schema>, id: string) => detailOf(trx, statements.lockedDetail({ id }))
+  const lockDetail = (trx: Transaction<Schema>, id: string) => detailOf(trx, statements.lockedDetails({ ids: [id] }))
 
   /**
    * Moves of distinct candidatos in one transaction: their destination vagas share-locked, then their
@@ -309,13 +307,13 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   // A candidato moves once per transaction: a later move of it in the same batch is made again once
   // this batch has committed, in a later batch, and is decided on what the earlier move left. The
   // batch's other moves are answered without waiting for it.
-  const applyInBatches: (call: MoveCall) => Promise<MoveOutcome> = batchedWrites<MoveCall, MoveOutcome>(async calls => {
+  const applyInBatches: (call: MoveCall) => Promise<MoveOutcome> = batchedPerTurn<MoveCall, MoveOutcome>(async calls => {
     const seen = new Set<string>()
     const first = calls.map(call => !seen.has(call.id) && seen.add(call.id) !== undefined)
     const done = eachAloneOnFailure(calls.filter((_, i) => first[i]), movesInOneTransaction)
     const outcomes = (await done)[Symbol.iterator]()
     return calls.map((call, i) => first[i] ? outcomes.next().value! : done.then(async () => await applyInBatches(call)))
-  })
+  }, 100)
   return {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 
