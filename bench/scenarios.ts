@@ -136,7 +136,9 @@ const tracingScenarios: Scenario[] = [
   { name: 'read-sampled-10', group: 'tracing', relativeTo: 'read-untraced', target: 0.85, method: 'GET', path: '/api/v1/candidatos/{id}', env: tracingSampled, nodeArgs: TRACING_PRELOAD, setup: candidatoRead },
   // Tracing on with a sampler that records nothing: what every request pays (the async context, the
   // non-recording span), apart from the sampled requests' export. No target: it explains read-sampled-10.
-  { name: 'read-sampled-0', group: 'tracing', relativeTo: 'read-untraced', method: 'GET', path: '/api/v1/candidatos/{id}', env: { ...tracingSampled, OTEL_TRACES_SAMPLER_ARG: '0' }, nodeArgs: TRACING_PRELOAD, setup: candidatoRead }
+  { name: 'read-sampled-0', group: 'tracing', relativeTo: 'read-untraced', method: 'GET', path: '/api/v1/candidatos/{id}', env: { ...tracingSampled, OTEL_TRACES_SAMPLER_ARG: '0' }, nodeArgs: TRACING_PRELOAD, setup: candidatoRead },
+  // Every request sampled: ten times the per-trace cost that read-sampled-10 pays, so its profile shows where it goes.
+  { name: 'read-sampled-100', group: 'tracing', relativeTo: 'read-untraced', method: 'GET', path: '/api/v1/candidatos/{id}', env: { ...tracingSampled, OTEL_TRACES_SAMPLER_ARG: '1' }, nodeArgs: TRACING_PRELOAD, setup: candidatoRead }
 ]
 
 export const scenarios: Scenario[] = [

@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
-import type { SpanContext } from '@opentelemetry/api'
+import { trace, type SpanContext } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type {} from '@fastify/otel'
 import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js'
 import { routePolicy } from '../src/http/route-policy.js'
-import { describeRequest, problemCode, subjectHash } from '../src/tracing/request-span.js'
+import { describeRequest, principalSubjectHash, problemCode } from '../src/tracing/request-span.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,7 +30,9 @@ async function tracing (fastify: FastifyInstance): Promise<void> {
   }
 
   fastify.addHook('onRequest', function describeRequestSpan (request: FastifyRequest, _reply: FastifyReply, done: () => void) {
-    const span = request.opentelemetry().span
+    // @fastify/otel's onRequest hook, which runs first, made the request span the active one.
+    // Read from the context: request.opentelemetry() builds an object and two closures per call.
+    const span = trace.getActiveSpan()
     if (span?.isRecording() === true) {
       describeRequest(span, request)
       request.traceContext = span.spanContext()
@@ -41,8 +43,8 @@ async function tracing (fastify: FastifyInstance): Promise<void> {
   fastify.addHook('onSend', function completeRequestSpan (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) {
     const span = request.traceContext === null ? undefined : request.opentelemetry().span
     if (span != null) {
-      const subject = request.principal?.sub
-      if (subject !== undefined) span.setAttribute('enduser.pseudo.id', subjectHash(subject))
+      const subject = request.principal === undefined ? undefined : principalSubjectHash(request.principal)
+      if (subject !== undefined) span.setAttribute('enduser.pseudo.id', subject)
       const code = reply.statusCode >= 400 && reply.getHeader('content-type') === PROBLEM_CONTENT_TYPE ? problemCode(payload) : undefined
       if (code !== undefined) {
         span.setAttribute('problem.code', code)

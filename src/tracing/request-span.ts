@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { trace, TraceFlags, type Span, type SpanContext } from '@opentelemetry/api'
 import type { FastifyRequest } from 'fastify'
+import type { Principal } from '../auth/principal.js'
 
 /**
  * The request span's name and HTTP attributes (OpenTelemetry HTTP server conventions). The name is the
@@ -23,8 +24,23 @@ export function describeRequest (span: Span, request: FastifyRequest): void {
 }
 
 /** A pseudonymous id for a token's subject: the same subject always maps to it; the token never appears. */
-export function subjectHash (subject: string): string {
+function subjectHash (subject: string): string {
   return createHash('sha256').update(subject).digest('base64url')
+}
+
+// The token verifier hands out one principal per cached token, so a client's sampled requests hash
+// its subject once: a hash per sampled request cost about 1.6 µs (docs/benchmarks.md, "Tracing").
+const principalHashes = new WeakMap<Principal, string>()
+
+/** subjectHash of a principal's subject, if it names one, remembered for as long as the principal lives. */
+export function principalSubjectHash (principal: Principal): string | undefined {
+  if (principal.sub === undefined) return undefined
+  let hash = principalHashes.get(principal)
+  if (hash === undefined) {
+    hash = subjectHash(principal.sub)
+    principalHashes.set(principal, hash)
+  }
+  return hash
 }
 
 /** The machine-readable `code` of a problem answer's body, if it has one. */
