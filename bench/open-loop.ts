@@ -19,6 +19,11 @@ export interface OpenLoopOptions {
   connections: number
   durationSeconds: number
   requestsPerSecond: number
+  /**
+   * Seconds sent at the same rate before the measured ones, their answers not counted: a fresh load
+   * process, its connections and the server's code paths for them warm up there, not in the figures.
+   */
+  warmupSeconds?: number
   timeoutMs?: number
 }
 
@@ -40,12 +45,19 @@ export async function openLoop (options: OpenLoopOptions, next: () => OpenLoopRe
   let errors = 0
   let timeouts = 0
 
+  const interval = 1000 / options.requestsPerSecond
+  const start = performance.now()
+  const measuredFrom = start + (options.warmupSeconds ?? 0) * 1000
+  const end = measuredFrom + options.durationSeconds * 1000
+
   const send = (request: OpenLoopRequest, due: number) => new Promise<void>(resolve => {
+    const counted = due >= measuredFrom
     // From when it was due, or from when it left if the loop sent it early (it does not sleep under 1 ms).
     const from = Math.min(due, performance.now())
     const outgoing = httpRequest({ agent, host: url.hostname, port: url.port, method: request.method, path: request.path, headers: request.headers }, response => {
       response.resume()
       response.on('end', () => {
+        if (!counted) { resolve(); return }
         latencies.push(performance.now() - from)
         const code = String(response.statusCode)
         statusCodes[code] = (statusCodes[code] ?? 0) + 1
@@ -55,16 +67,13 @@ export async function openLoop (options: OpenLoopOptions, next: () => OpenLoopRe
     let timedOut = false
     outgoing.setTimeout(options.timeoutMs ?? 10_000, () => { timedOut = true; outgoing.destroy() })
     outgoing.on('error', () => {
-      if (timedOut) timeouts++
-      else errors++
+      if (counted && timedOut) timeouts++
+      else if (counted) errors++
       resolve()
     })
     outgoing.end(request.body)
   })
 
-  const interval = 1000 / options.requestsPerSecond
-  const start = performance.now()
-  const end = start + options.durationSeconds * 1000
   const pending: Array<Promise<void>> = []
   for (let sent = 0; ; sent++) {
     const due = start + sent * interval
