@@ -33,5 +33,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["nod
 # flight finish, so their objects are copied and promoted; measured on a candidato read, garbage
 # collection fell from about a quarter of the CPU to about 6%. The minimum too (a flag NODE_OPTIONS
 # refuses): left to its heuristics V8 kept about half the space, and a probe cost a fifth more CPU.
+# No allocation-site pretenuring: once a burst of requests in flight survived a scavenge, V8 began
+# allocating their row objects and strings straight in the old generation, where they died: each
+# scavenge took 10 ms instead of 3 and p99 at half capacity doubled (docs/benchmarks.md, "Costs").
 # The tracing preload loads nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Tracing").
-CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--import", "./dist/src/tracing/preload.js", "dist/src/server.js"]
+CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--no-allocation-site-pretenuring", "--import", "./dist/src/tracing/preload.js", "dist/src/server.js"]
