@@ -8,12 +8,9 @@
 //
 // Like every batch (turn-batches.ts), it sees the writes acknowledged before its requests arrived.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
-import { compileShape, compiledShapes, type Shape, type Slot } from './compiled-shapes.js'
+import { compileShape, compiledShapes, perShape, type Shape, type Slot } from './compiled-shapes.js'
 import { eachAloneOnFailure } from './batch-failure.js'
 import { batchedPerTurn } from './turn-batches.js'
-
-/** Past this many shapes, new ones are compiled per batch: memory stays bounded whatever clients ask. */
-const MAX_SHAPES = 500
 
 interface PageCall {
   key: string
@@ -59,7 +56,7 @@ export function batchedShape (shape: Shape<unknown>): BatchedShape {
  * own statement with its values bound (see pageGoesAlone).
  */
 export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
-  const loaders = new Map<string, (call: PageCall) => Promise<unknown[]>>()
+  const loaders = perShape<(call: PageCall) => Promise<unknown[]>>()
   const single = compiledShapes<unknown>()
 
   /** One statement for pages of one shape; each distinct page's rows, in the order the page's statement gives. */
@@ -97,16 +94,10 @@ export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
     return pageOfCall.map(index => fetched[index]!)
   }
 
-  const loaderOf = (call: PageCall): (call: PageCall) => Promise<unknown[]> => {
-    let loader = loaders.get(call.key)
-    if (loader === undefined) {
-      const shape = batchedShape(compileShape(call.build))
-      loader = batchedPerTurn<PageCall, unknown[]>(async calls => await fetchBatch(shape, calls), maxBatchSize)
-      // Past the bound, a shape's batches hold the pages of one turn of one loader made for them.
-      if (loaders.size < MAX_SHAPES) loaders.set(call.key, loader)
-    }
-    return loader
-  }
+  const loaderOf = (call: PageCall): (call: PageCall) => Promise<unknown[]> => loaders(call.key, () => {
+    const shape = batchedShape(compileShape(call.build))
+    return batchedPerTurn<PageCall, unknown[]>(async calls => await fetchBatch(shape, calls), maxBatchSize)
+  })
 
   // No async wrapper: the loader's promise, or the lone statement's, is the page's.
   return <Row>(key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>, options: { alone?: boolean } = {}): Promise<Row[]> => {

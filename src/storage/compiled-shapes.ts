@@ -4,8 +4,24 @@
 // landed, and sends the same text as before (the same prepared statement) without the query builder.
 import type { Compilable, CompiledQuery } from 'kysely'
 
-/** Past this many shapes, new ones are compiled per request: memory stays bounded whatever clients ask. */
+/** Past this many shapes, new ones are not kept: memory stays bounded whatever clients ask. */
 const MAX_SHAPES = 500
+
+/**
+ * What `make` builds for each shape key, kept for the first MAX_SHAPES keys; past them, a new key's
+ * is built again each time it is asked for (compiled per request, or per page in batched-pages.ts).
+ */
+export function perShape<V> (): (key: string, make: () => V) => V {
+  const kept = new Map<string, V>()
+  return (key, make) => {
+    let value = kept.get(key)
+    if (value === undefined) {
+      value = make()
+      if (kept.size < MAX_SHAPES) kept.set(key, value)
+    }
+    return value
+  }
+}
 
 /** A string no query builds on its own: it marks where a named value goes. */
 const PLACEHOLDER = '\u0000value:'
@@ -42,14 +58,9 @@ export function compileShape<Row> (build: (slot: Slot) => Compilable<Row>): Shap
  * every choice `build` makes other than values; `values` must hold every name `build` slots.
  */
 export function compiledShapes<Row> () {
-  const shapes = new Map<string, Shape<Row>>()
+  const shapeOf = perShape<Shape<Row>>()
   return (key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>): CompiledQuery<Row> => {
-    let shape = shapes.get(key)
-    if (shape === undefined) {
-      shape = compileShape(build)
-      if (shapes.size < MAX_SHAPES) shapes.set(key, shape)
-    }
-    const { compiled, names } = shape
+    const { compiled, names } = shapeOf(key, () => compileShape(build))
     const parameters = names.map((name, i) => {
       if (name === undefined) return compiled.parameters[i]
       if (!(name in values)) throw new Error(`no value for ${name} in the statement of shape ${key}`)
