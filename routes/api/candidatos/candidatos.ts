@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
-import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import {
   CandidatoCreateSchema, CandidatoFilters, CandidatoPatchSchema, CandidatoReplaceSchema,
   DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
@@ -31,7 +30,6 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     const { paging, schema: CandidatoSchema, represent, showsVaga } = profile
     const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga)
     const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, showsVaga))
-    const sendRepresentation = createRepresentationCache()
 
     fastify.get('', {
       constraints,
@@ -117,7 +115,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       const lastModified = candidatoLastModified(candidato, showsVaga)
       setReadHeaders(reply, etag, lastModified)
       if (isNotModified(request.headers, etag, lastModified)) return reply.code(304).send()
-      return sendRepresentation(reply, candidato.id, etag, () => represent(candidato, hrefOf(request)))
+      return represent(candidato, hrefOf(request))
     })
 
     const update = async (id: string, changes: { nome?: string, email?: string }, ifMatch: string | undefined) => {

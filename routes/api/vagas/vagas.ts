@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
-import { createRepresentationCache } from '../../../src/http/representation-cache.js'
 import { problem } from '../../../src/http/error-catalogue.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
@@ -28,7 +27,6 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
   for (const { version, profile } of servedVersions(fastify.apiVersions, vagaVersions)) {
     const constraints = { apiVersion: version }
     const { paging, schema: VagaSchema, represent } = profile
-    const sendRepresentation = createRepresentationCache()
     const filters = {
       status: Type.Optional(VagaStatusSchema),
       q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the title, any case' }))
@@ -112,7 +110,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       const etag = vagaEtag(vaga, version)
       setReadHeaders(reply, etag, vaga.atualizadoEm)
       if (isNotModified(request.headers, etag, vaga.atualizadoEm)) return reply.code(304).send()
-      return sendRepresentation(reply, vaga.id, etag, () => represent(vaga, hrefOf(request)))
+      return represent(vaga, hrefOf(request))
     })
 
     const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {
