@@ -7,7 +7,13 @@ import pg from 'pg'
 import { root } from './harness.js'
 import type { WorkloadData } from './workload-operations.js'
 
-export interface SeedSizes { vagas: number, candidatos: number, readSample: number }
+export interface SeedSizes {
+  vagas: number
+  candidatos: number
+  readSample: number
+  /** `cadastrado` candidatos `candidatar` takes one of per request in one run; the seed's quarter is topped up to it. */
+  cadastrados: number
+}
 
 /**
  * The history a seeded candidato would have, had it got there through the API: candidatar for
@@ -21,6 +27,12 @@ select id, case status when 'aprovado' then 'aprovar' else 'reprovar' end, 'POST
 from candidatos where status in ('aprovado', 'reprovado')
 order by 9`
 
+/** Candidatos in no vaga and no state but `cadastrado`, up to $1 of them: they appear in no list the workload asks. */
+const TOP_UP_CADASTRADOS = `
+insert into candidatos (nome, email, status)
+select 'Candidato extra ' || n, 'candidato-extra-' || n || '@example.com', 'cadastrado'
+from generate_series(1, $1::int - (select count(*) from candidatos where status = 'cadastrado')::int) as n`
+
 export async function seedWorkload (url: string, sizes: SeedSizes): Promise<WorkloadData> {
   const seeded = spawnSync(process.execPath, ['scripts/start.js', 'src/cli/seed.js', String(sizes.vagas), String(sizes.candidatos)], {
     cwd: root, env: { ...process.env, DATABASE_URL: url }, stdio: ['ignore', 'ignore', 'inherit']
@@ -30,6 +42,7 @@ export async function seedWorkload (url: string, sizes: SeedSizes): Promise<Work
   await client.connect()
   try {
     await client.query(HISTORY)
+    await client.query(TOP_UP_CADASTRADOS, [sizes.cadastrados])
     await client.query('vacuum analyze')
     const ids = async (text: string, values: unknown[] = []) => (await client.query<{ id: string }>(text, values)).rows.map(row => row.id)
     const inscritos = await ids("select id from candidatos where status = 'inscrito' order by random()")
