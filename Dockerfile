@@ -37,4 +37,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["nod
 # allocating their row objects and strings straight in the old generation, where they died: each
 # scavenge took 10 ms instead of 3 and p99 at half capacity doubled (docs/benchmarks.md, "Costs").
 # The tracing preload loads nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Tracing").
-CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--no-allocation-site-pretenuring", "--import", "./dist/src/tracing/preload.js", "dist/src/server.js"]
+CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--no-allocation-site-pretenuring", "--heap-growing-percent=200", "--import", "./dist/src/tracing/preload.js", "dist/src/server.js"]
