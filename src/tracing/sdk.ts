@@ -4,7 +4,8 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis'
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici'
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc'
-import { hookSpansWanted, signalsBesideTraces } from './settings.js'
+import { RecordedIORedisInstrumentation, RecordedPgInstrumentation } from './recorded-client-spans.js'
+import { clientSpansOnlyWhenRecorded, hookSpansWanted, signalsBesideTraces } from './settings.js'
 import { onTracingStop } from './shutdown.js'
 
 const SERVICE_NAME = 'recrutamento-api'
@@ -20,6 +21,7 @@ export const INSTRUMENTED_MODULES = ['pg', 'pg-pool', 'ioredis', '@grpc/grpc-js'
  */
 export function startTracing (options: Partial<NodeSDKConfiguration> = {}): NodeSDK {
   const hookSpans = hookSpansWanted(process.env)
+  const recordedOnly = clientSpansOnlyWhenRecorded(process.env)
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME, when set, names the service; the SDK prefers an explicit name, so give one only without it.
     serviceName: process.env.OTEL_SERVICE_NAME === undefined ? SERVICE_NAME : undefined,
@@ -32,8 +34,9 @@ export function startTracing (options: Partial<NodeSDKConfiguration> = {}): Node
       // request become spans. Bound values are never recorded (enhancedDatabaseReporting is off).
       // No span for taking a pooled connection: every query takes one, so it would double the
       // database spans a sampled trace exports; a wait for the pool shows as the gap before the query.
-      new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
-      new IORedisInstrumentation({ requireParentSpan: true }),
+      // Client spans only under a recorded request span (src/tracing/recorded-client-spans.ts).
+      new (recordedOnly ? RecordedPgInstrumentation : PgInstrumentation)({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
+      new (recordedOnly ? RecordedIORedisInstrumentation : IORedisInstrumentation)({ requireParentSpan: true }),
       new UndiciInstrumentation(),
       new GrpcInstrumentation()
     ],

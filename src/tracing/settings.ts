@@ -15,9 +15,23 @@ export function tracingWanted (env: Record<string, string | undefined>): boolean
  */
 export function signalsBesideTraces (env: Record<string, string | undefined>): { metricReaders?: [], logRecordProcessors?: [] } {
   return {
-    ...(env.OTEL_METRICS_EXPORTER === undefined ? { metricReaders: [] } : {}),
+    ...(sdkMetricsWanted(env) ? {} : { metricReaders: [] }),
     ...(env.OTEL_LOGS_EXPORTER === undefined ? { logRecordProcessors: [] } : {})
   }
+}
+
+/** Whether the SDK's own metrics pipeline is left on: only when OTEL_METRICS_EXPORTER is set, for the SDK to read. */
+export function sdkMetricsWanted (env: Record<string, string | undefined>): boolean {
+  return env.OTEL_METRICS_EXPORTER !== undefined
+}
+
+/**
+ * Whether PostgreSQL and Redis client spans are made only under a recorded span
+ * (src/tracing/recorded-client-spans.ts). Not with the SDK's metrics: pg's instrumentation records
+ * there the duration of every query, under a recorded span or not, and must see them all.
+ */
+export function clientSpansOnlyWhenRecorded (env: Record<string, string | undefined>): boolean {
+  return !sdkMetricsWanted(env) || env.OTEL_METRICS_EXPORTER?.trim().toLowerCase() === 'none'
 }
 
 /**

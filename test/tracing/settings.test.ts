@@ -1,5 +1,5 @@
 import t from 'tap'
-import { hookSpansWanted, signalsBesideTraces, tracingWanted } from '../../src/tracing/settings.js'
+import { clientSpansOnlyWhenRecorded, hookSpansWanted, signalsBesideTraces, tracingWanted } from '../../src/tracing/settings.js'
 
 t.test('tracing is on only with an OTLP endpoint, and OTEL_SDK_DISABLED=true turns it off', async t => {
   t.equal(tracingWanted({}), false, 'off by default')
@@ -15,6 +15,13 @@ t.test('traces only: the SDK pushes metrics or logs only when OTEL_METRICS_EXPOR
   t.same(signalsBesideTraces({}), { metricReaders: [], logRecordProcessors: [] }, 'by default neither')
   t.same(signalsBesideTraces({ OTEL_METRICS_EXPORTER: 'otlp' }), { logRecordProcessors: [] }, 'metrics as asked, the SDK reads the variable')
   t.same(signalsBesideTraces({ OTEL_LOGS_EXPORTER: 'otlp' }), { metricReaders: [] }, 'logs as asked')
+})
+
+t.test('client spans only under a recorded span, unless the SDK exports metrics, which count every call', async t => {
+  t.equal(clientSpansOnlyWhenRecorded({}), true, 'by default')
+  t.equal(clientSpansOnlyWhenRecorded({ OTEL_METRICS_EXPORTER: ' None ' }), true, 'no metrics exporter named')
+  t.equal(clientSpansOnlyWhenRecorded({ OTEL_METRICS_EXPORTER: 'otlp' }), false, 'pg records every query\'s duration')
+  t.equal(clientSpansOnlyWhenRecorded({ OTEL_METRICS_EXPORTER: 'prometheus' }), false)
 })
 
 t.test('hook and handler spans only with TRACE_HOOKS=true', async t => {
