@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
-import { trace, type SpanContext } from '@opentelemetry/api'
+import type { SpanContext } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type {} from '@fastify/otel'
 import { PROBLEM_CONTENT_TYPE } from '../src/http/problem.js'
 import { routePolicy } from '../src/http/route-policy.js'
-import { describeRequest, principalSubjectHash, problemCode } from '../src/tracing/request-span.js'
+import { principalSubjectHash, problemCode } from '../src/tracing/request-span.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,9 +14,10 @@ declare module 'fastify' {
 }
 
 /**
- * Shapes the request spans @fastify/otel makes when tracing is on (src/tracing/preload.ts): named by
- * method and route pattern, with the HTTP attributes, the API version, the caller's subject hash and
- * the problem code of an error answer. Probes make no spans unless TRACE_PROBES is true.
+ * Completes the request spans @fastify/otel makes when tracing is on (src/tracing/preload.ts), which
+ * its requestHook has named by method and route pattern, with the HTTP attributes and the API version
+ * (src/tracing/request-span.ts): the caller's subject hash and the problem code of an error answer.
+ * Probes make no spans unless TRACE_PROBES is true.
  */
 async function tracing (fastify: FastifyInstance): Promise<void> {
   fastify.decorateRequest('traceContext', null)
@@ -28,17 +29,6 @@ async function tracing (fastify: FastifyInstance): Promise<void> {
       if (!routePolicy(route, this).traced) route.config = { ...route.config, otel: false }
     })
   }
-
-  fastify.addHook('onRequest', function describeRequestSpan (request: FastifyRequest, _reply: FastifyReply, done: () => void) {
-    // @fastify/otel's onRequest hook, which runs first, made the request span the active one.
-    // Read from the context: request.opentelemetry() builds an object and two closures per call.
-    const span = trace.getActiveSpan()
-    if (span?.isRecording() === true) {
-      describeRequest(span, request)
-      request.traceContext = span.spanContext()
-    }
-    done()
-  })
 
   fastify.addHook('onSend', function completeRequestSpan (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) {
     const span = request.traceContext === null ? undefined : request.opentelemetry().span

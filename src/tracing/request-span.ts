@@ -7,7 +7,7 @@ import type { Principal } from '../auth/principal.js'
  * The request span's name and HTTP attributes (OpenTelemetry HTTP server conventions). The name is the
  * method and the route pattern, never the URL; `url.path` drops the query, which may carry a token.
  */
-export function describeRequest (span: Span, request: FastifyRequest): void {
+function describeRequest (span: Span, request: FastifyRequest): void {
   const route = request.routeOptions.url
   span.updateName(route === undefined ? request.method : `${request.method} ${route}`)
   const url = request.originalUrl
@@ -21,6 +21,16 @@ export function describeRequest (span: Span, request: FastifyRequest): void {
   const userAgent = request.headers['user-agent']
   if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent)
   if (request.apiVersion !== undefined) span.setAttribute('api.version', request.apiVersion)
+}
+
+/**
+ * @fastify/otel's `requestHook`, called as it starts a request span: a recorded span is described
+ * and its ids kept for the access line. An unsampled request's span is left alone.
+ */
+export function startRequestSpan (span: Span, request: FastifyRequest): void {
+  if (!span.isRecording()) return
+  describeRequest(span, request)
+  request.traceContext = span.spanContext()
 }
 
 /** A pseudonymous id for a token's subject: the same subject always maps to it; the token never appears. */

@@ -7,6 +7,7 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc'
 import { RecordedIORedisInstrumentation, RecordedPgInstrumentation } from './recorded-client-spans.js'
 import { clientSpansOnlyWhenRecorded, hookSpansWanted, signalsBesideTraces } from './settings.js'
 import { onTracingStop } from './shutdown.js'
+import { startRequestSpan } from './request-span.js'
 
 const SERVICE_NAME = 'recrutamento-api'
 
@@ -29,7 +30,7 @@ export function startTracing (options: Partial<NodeSDKConfiguration> = {}): Node
       // A span per hook and for the handler only with TRACE_HOOKS=true: each wraps its function in a
       // span and a context switch on every request, sampled or not, and made most of a sampled trace's
       // export; without them the client spans hang from the request span (docs/operations.md "Cost").
-      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: hookSpans, instrumentHandler: hookSpans }),
+      new FastifyOtelInstrumentation({ registerOnInitialization: true, instrumentHooks: hookSpans, instrumentHandler: hookSpans, requestHook: startRequestSpan }),
       // Health checks poll the database and Redis in the background: only calls made for a traced
       // request become spans. Bound values are never recorded (enhancedDatabaseReporting is off).
       // No span for taking a pooled connection: every query takes one, so it would double the
