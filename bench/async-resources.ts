@@ -1,0 +1,71 @@
+// `node --import=tsx bench/async-resources.ts` (after `npm run build`; PostgreSQL at BENCH_DATABASE_URL,
+// default the local test database): how many async resources (promises, nextTicks, timers) one
+// candidato read makes in the service, untraced and with tracing at 0% and 100% sampling. Under
+// Node 20's AsyncLocalStorage, which tracing enables, each costs an async_hooks call. Unlike req/s,
+// the count does not depend on how busy or throttled the machine is (docs/benchmarks.md, "Tracing").
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
+import { freePort, waitFor } from './harness.js'
+import { startOtlpSink } from './otlp-sink.js'
+import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
+
+const READS = 2_000
+const WARM_UP_READS = 200
+const database = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+type Counts = Record<string, number>
+
+async function countPerRead (label: string, settings: Record<string, string>, traced: boolean): Promise<void> {
+  const port = await freePort()
+  const preload = ['--import', './bench/count-async-resources.mjs', ...(traced ? ['--import', './dist/src/tracing/preload.js'] : [])]
+  const child = spawn('node', [...SHIPPED_NODE_FLAGS, ...preload, 'dist/src/server.js'], {
+    env: shippedEnvironment({ PORT: String(port), DATABASE_URL: database, AUTH_JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '0', ...settings }),
+    stdio: ['ignore', 'ignore', 'pipe']
+  })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const snapshot = async (): Promise<Counts> => {
+    stderr = ''
+    child.kill('SIGWINCH')
+    while (!stderr.includes('\n')) await new Promise(resolve => setTimeout(resolve, 20))
+    const line = stderr.split('\n').find(text => text.startsWith('async-resources '))
+    if (line === undefined) throw new Error(`no counts from the service: ${stderr}`)
+    return JSON.parse(line.slice('async-resources '.length)) as Counts
+  }
+  try {
+    const baseUrl = `http://127.0.0.1:${port}`
+    await waitFor(baseUrl, '/health/ready', 200, 60_000, child)
+    const headers = { authorization: `Bearer ${await mintToken({ sub: 'bench', scope: 'candidatos:read candidatos:write', ttl: 3600 })}`, 'content-type': 'application/json' }
+    const created = await fetch(`${baseUrl}/api/v1/candidatos`, { method: 'POST', headers, body: JSON.stringify({ nome: 'Contagem', email: `contagem-${port}-${Date.now()}@example.com` }) })
+    const { id } = await created.json() as { id: string }
+    const read = async (): Promise<void> => {
+      const res = await fetch(`${baseUrl}/api/v1/candidatos/${id}`, { headers })
+      await res.arrayBuffer()
+      if (res.status !== 200) throw new Error(`the read answered ${res.status}`)
+    }
+    for (let i = 0; i < WARM_UP_READS; i++) await read()
+    const before = await snapshot()
+    for (let i = 0; i < READS; i++) await read()
+    const after = await snapshot()
+    const perRead = Object.entries(after)
+      .map(([type, count]) => [type, (count - (before[type] ?? 0)) / READS] as const)
+      .filter(([, count]) => count >= 0.05)
+    const total = perRead.reduce((sum, [, count]) => sum + count, 0)
+    process.stdout.write(`${label.padEnd(22)} ${total.toFixed(1).padStart(5)}  ${perRead.map(([type, count]) => `${type} ${count.toFixed(1)}`).join(', ')}\n`)
+  } finally {
+    child.kill('SIGTERM')
+    if (child.exitCode === null) await once(child, 'exit')
+  }
+}
+
+const sink = await startOtlpSink()
+const tracing = { OTEL_SERVICE_NAME: 'recrutamento-api', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
+process.stdout.write(`async resources per candidato read (${READS} reads, one at a time, after ${WARM_UP_READS}):\n`)
+try {
+  await countPerRead('untraced', {}, false)
+  await countPerRead('tracing, 0% sampled', { ...tracing, OTEL_TRACES_SAMPLER_ARG: '0' }, true)
+  await countPerRead('tracing, 100% sampled', { ...tracing, OTEL_TRACES_SAMPLER_ARG: '1' }, true)
+} finally {
+  await sink.close()
+}
