@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
 import { startHaproxy } from '../test/cluster/haproxy.js'
-import { freePort, startChild, waitForPort, type Child } from '../test/cluster/processes.js'
+import { freePorts, startChild, waitForPort, type Child } from '../test/cluster/processes.js'
 
 const root = resolve(import.meta.dirname, '..')
 const DURATION = Number(process.env.BENCH_DURATION ?? 60)
@@ -54,13 +54,13 @@ try {
     NODE_ENV: 'production',
     HOST: '127.0.0.1'
   }
-  const ports = [await freePort(), await freePort()]
+  const [port1, port2, lbPort] = await freePorts(3) as [number, number, number]
+  const ports = [port1, port2]
   for (const [index, port] of ports.entries()) {
     const child = startChild(`app${index + 1}`, process.execPath, [join(root, 'dist/src/server.js')], { ...env, PORT: String(port), DATA_DIR: join(dir, `app${index + 1}`) })
     children.push(child)
     await waitForPort(port, 30_000).catch(error => { console.error(child.output()); throw error })
   }
-  const lbPort = await freePort()
   const checkPath = process.env.CLUSTER_CHECK_PATH
   const haproxy = await startHaproxy({ dir, root, port: lbPort, servers: ports.map(port => `127.0.0.1:${port}`), checkPath })
   children.push(haproxy.child)

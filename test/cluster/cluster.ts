@@ -18,7 +18,7 @@ import { eventually } from '../support/eventually.js'
 import { freshPostgresDatabase, requireService } from '../support/services.js'
 import { startTcpRelay } from '../support/tcp-relay.js'
 import { startHaproxy, type Haproxy } from './haproxy.js'
-import { freePort, startChild, waitForPort, type Child } from './processes.js'
+import { freePorts, startChild, waitForPort, type Child } from './processes.js'
 
 const root = resolve(import.meta.dirname, '../..')
 // Run by node, not by the tap runner: .taprc's 120 s limit is set here (the default 30 s is too tight).
@@ -130,7 +130,7 @@ t.test('two instances behind HAProxy', async t => {
     // On SIGTERM readiness fails at once; serving goes on this long so HAProxy sees it first.
     SHUTDOWN_DRAIN_DELAY_MS: String(CHECK_INTERVAL_MS * FALL + 500)
   }
-  const [port1, port2, lbPort] = [await freePort(), await freePort(), await freePort()]
+  const [port1, port2, lbPort] = await freePorts(3) as [number, number, number]
   const app1 = await startInstance('app1', port1, { ...shared, DATABASE_URL: databaseUrl }, join(dir, 'app1'))
   children.push(app1.child)
   const app2 = await startInstance('app2', port2, { ...shared, DATABASE_URL: relayedUrl.toString() }, join(dir, 'app2'))
