@@ -3,39 +3,37 @@
 // candidato read makes in the service, untraced and with tracing at 0% and 100% sampling. Under
 // Node 20's AsyncLocalStorage, which tracing enables, each costs an async_hooks call. Unlike req/s,
 // the count does not depend on how busy or throttled the machine is (docs/benchmarks.md, "Tracing").
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
-import { freePort, waitFor } from './harness.js'
+import { mintToken } from '../test/helper.js'
+import { freePort, startServer, stopServer, waitFor } from './harness.js'
 import { startOtlpSink } from './otlp-sink.js'
-import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
+import { onPostgres, TRACING_PRELOAD } from './scenarios.js'
+import { shippedEnvironment } from './shipped-process.js'
 
 const READS = 2_000
 const WARM_UP_READS = 200
-const database = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const NO_PINNING = { server: [], load: [], note: '' }
+const COUNTS_LINE = 'async-resources '
 
 type Counts = Record<string, number>
 
 async function countPerRead (label: string, settings: Record<string, string>, traced: boolean): Promise<void> {
-  const port = await freePort()
-  const preload = ['--import', './bench/count-async-resources.mjs', ...(traced ? ['--import', './dist/src/tracing/preload.js'] : [])]
-  const child = spawn('node', [...SHIPPED_NODE_FLAGS, ...preload, 'dist/src/server.js'], {
-    env: shippedEnvironment({ PORT: String(port), DATABASE_URL: database, AUTH_JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '0', ...settings }),
-    stdio: ['ignore', 'ignore', 'pipe']
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const port = String(await freePort())
+  const preload = ['--import', './bench/count-async-resources.mjs', ...(traced ? TRACING_PRELOAD : [])]
+  const server = await startServer(label, NO_PINNING, [...preload, 'dist/src/server.js'], shippedEnvironment({ PORT: port, DATA_DIR: `/tmp/async-resources-${port}`, ...onPostgres, ...settings }))
+  const countLines = (): string[] => server.stderr().split('\n').filter(line => line.startsWith(COUNTS_LINE))
+  // The preload writes the running totals on SIGWINCH: wait for the line this signal asked for.
   const snapshot = async (): Promise<Counts> => {
-    stderr = ''
-    child.kill('SIGWINCH')
-    while (!stderr.includes('\n')) await new Promise(resolve => setTimeout(resolve, 20))
-    const line = stderr.split('\n').find(text => text.startsWith('async-resources '))
-    if (line === undefined) throw new Error(`no counts from the service: ${stderr}`)
-    return JSON.parse(line.slice('async-resources '.length)) as Counts
+    const earlier = countLines().length
+    server.child.kill('SIGWINCH')
+    while (countLines().length === earlier) {
+      if (server.child.exitCode !== null) throw new Error(`${label}: the service exited\n${server.stderr()}`)
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+    return JSON.parse(countLines().at(-1)!.slice(COUNTS_LINE.length)) as Counts
   }
   try {
-    const baseUrl = `http://127.0.0.1:${port}`
-    await waitFor(baseUrl, '/health/ready', 200, 60_000, child)
+    const { baseUrl } = server
+    await waitFor(baseUrl, '/health/ready', 200, 60_000, server.child)
     const headers = { authorization: `Bearer ${await mintToken({ sub: 'bench', scope: 'candidatos:read candidatos:write', ttl: 3600 })}`, 'content-type': 'application/json' }
     const created = await fetch(`${baseUrl}/api/v1/candidatos`, { method: 'POST', headers, body: JSON.stringify({ nome: 'Contagem', email: `contagem-${port}-${Date.now()}@example.com` }) })
     const { id } = await created.json() as { id: string }
@@ -54,8 +52,7 @@ async function countPerRead (label: string, settings: Record<string, string>, tr
     const total = perRead.reduce((sum, [, count]) => sum + count, 0)
     process.stdout.write(`${label.padEnd(22)} ${total.toFixed(1).padStart(5)}  ${perRead.map(([type, count]) => `${type} ${count.toFixed(1)}`).join(', ')}\n`)
   } finally {
-    child.kill('SIGTERM')
-    if (child.exitCode === null) await once(child, 'exit')
+    await stopServer(server)
   }
 }
 

@@ -9,6 +9,7 @@ import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
 import type { LoadOptions, LoadResult } from './load.js'
 import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
 import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, profilingFlags, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
+import { shippedEnvironment } from './shipped-process.js'
 
 const settings = {
   connections: 100,
@@ -169,15 +170,11 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
     const key = processKey(scenario)
     let running = processes.get(key)
     if (running === undefined) {
-      const env: Record<string, string> = {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
+      const env = shippedEnvironment({
         PORT: String(await freePort()),
-        LOG_LEVEL: 'info',
         DATA_DIR: join(dataDir, `${first.group ?? first.name}-${processes.size}`),
         ...Object.fromEntries(Object.entries(scenario.env ?? {}).map(([name, value]) => [name, value.replaceAll(OTLP_SINK, otlpSink)]))
-      }
+      })
       for (const member of unit) if (processKey(member) === key) await member.prepare?.(env)
       running = { service: await startServer('service', pinning, [...profilingFlags(), ...scenario.nodeArgs ?? [], 'dist/src/server.js'], env), env }
       processes.set(key, running)
@@ -245,7 +242,7 @@ async function main (): Promise<number> {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'))
   const otlpSink = await startOtlpSink()
-  const baselineEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(await freePort()) }
+  const baselineEnv = shippedEnvironment({ PORT: String(await freePort()) })
   const baseline = await startServer('baseline', pinning, ['--import=tsx', 'bench/baseline.ts'], baselineEnv)
   const reports: ScenarioReport[] = []
   try {

@@ -72,7 +72,7 @@ const BENCH_SECRET = TEST_JWT_SECRET
 const common = { AUTH_JWT_SECRET: BENCH_SECRET, RATE_LIMIT_MAX: '0', SHED_MAX_EVENT_LOOP_DELAY_MS: '0', DATABASE_POOL_TIMEOUT_MS: '600000' }
 // The service runs on real PostgreSQL, as deployed. The group `embedded` runs the same build on the
 // embedded database (its own process, reached through pg), compared with the PostgreSQL figures.
-const onPostgres = { ...common, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' }
+export const onPostgres = { ...common, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' }
 const sheddingOn = { ...onPostgres, SHED_MAX_EVENT_LOOP_DELAY_MS: '1000' }
 /** A setup step for scenarios that need the service ready (its checks passed) before the load. */
 async function whenReady ({ waitFor }: SetupContext): Promise<undefined> {
@@ -117,8 +117,8 @@ async function seedVaga (baseUrl: string): Promise<{ vagaId: string, candidatoId
 // Tracing (docs/benchmarks.md, "Tracing"): the service started as the Dockerfile starts it, with the tracing
 // preload, configured by OTEL_* variables: once without an endpoint (so tracing stays off), once
 // exporting 10% of traces to a local sink; each against the same request on a process without tracing.
-const TRACING_PRELOAD = ['--import', './dist/src/tracing/preload.js']
-const tracingConfigured = { ...onPostgres, OTEL_SERVICE_NAME: 'recrutamento-api', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }
+export const TRACING_PRELOAD = ['--import', './dist/src/tracing/preload.js']
+export const tracingConfigured = { ...onPostgres, OTEL_SERVICE_NAME: 'recrutamento-api', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }
 const tracingSampled = { ...tracingConfigured, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_SINK }
 async function candidatoRead ({ baseUrl, waitFor }: SetupContext): Promise<PreparedRequest> {
   await waitFor('/health/ready')

@@ -8,32 +8,31 @@
 // `npm run bench` measures one process after the other, which such a machine disturbs by more than
 // tracing costs. The pair "configured, no endpoint" runs the untraced code in a second process: its
 // ratio, which should be 1, shows what the method itself is worth (docs/benchmarks.md, "Tracing").
-import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
+import { mintToken } from '../test/helper.js'
 import { choosePinning, freePort, median, positiveInteger, runLoad, startServer, stopServer, waitFor, type Server } from './harness.js'
 import type { LoadResult } from './load-result.js'
 import { startOtlpSink } from './otlp-sink.js'
+import { onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
+import { shippedEnvironment } from './shipped-process.js'
 
 const rounds = positiveInteger('BENCH_ROUNDS', 5)
 const durationSeconds = positiveInteger('BENCH_DURATION', 6)
-const database = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pinning = choosePinning()
 const sink = await startOtlpSink()
 
-const untracedSettings = { AUTH_JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '0', SHED_MAX_EVENT_LOOP_DELAY_MS: '0', DATABASE_POOL_TIMEOUT_MS: '600000', DATABASE_URL: database }
-const configured = { ...untracedSettings, OTEL_SERVICE_NAME: 'recrutamento-api', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }
-const exporting = { ...configured, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
+const exporting = { ...tracingConfigured, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
 
 interface Contender { name: string, target?: number, settings: Record<string, string>, traced: boolean }
 const contenders: Contender[] = [
-  { name: 'configured, no endpoint', target: 0.97, settings: configured, traced: true },
+  { name: 'configured, no endpoint', target: 0.97, settings: tracingConfigured, traced: true },
   { name: '10% sampled', target: 0.85, settings: exporting, traced: true },
   { name: 'nothing sampled', settings: { ...exporting, OTEL_TRACES_SAMPLER_ARG: '0' }, traced: true }
 ]
 
 async function start (settings: Record<string, string>, traced: boolean): Promise<Server> {
   const port = String(await freePort())
-  const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: 'info', PORT: port, DATA_DIR: `/tmp/side-by-side-${port}`, ...settings }
-  const server = await startServer('service', pinning, [...(traced ? ['--import', './dist/src/tracing/preload.js'] : []), 'dist/src/server.js'], env)
+  const env = shippedEnvironment({ PORT: port, DATA_DIR: `/tmp/side-by-side-${port}`, ...settings })
+  const server = await startServer('service', pinning, [...(traced ? TRACING_PRELOAD : []), 'dist/src/server.js'], env)
   await waitFor(server.baseUrl, '/health/ready', 200, 60_000, server.child)
   return server
 }
@@ -44,7 +43,7 @@ function answered (result: LoadResult): LoadResult {
   return result
 }
 
-const untraced = await start(untracedSettings, false)
+const untraced = await start(onPostgres, false)
 const others = await Promise.all(contenders.map(async contender => await start(contender.settings, contender.traced)))
 try {
   const headers = { authorization: `Bearer ${await mintToken({ sub: 'bench', scope: 'candidatos:read candidatos:write', ttl: 3600 })}`, 'content-type': 'application/json' }
