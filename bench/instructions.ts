@@ -1,0 +1,93 @@
+// `npm run bench:instructions` (valgrind; PostgreSQL at BENCH_DATABASE_URL, default the local test
+// database; BENCH_READS, default 2000; BENCH_WARM_UP_READS, default 5000; BENCH_KEEP=1 keeps the
+// callgrind files for callgrind_annotate): the machine instructions one candidato read costs the
+// service, untraced, with only an AsyncLocalStorage enabled, and with tracing sampling nothing and
+// everything, counted by valgrind's callgrind. Unlike req/s or CPU time, a count does not depend on how
+// busy or throttled the machine is: two runs agree within 0.3% (docs/benchmarks.md, "Tracing").
+// A count is work, not time: code that takes many cheap instructions (V8's megamorphic property
+// lookups) weighs more here than in req/s, so read it beside `npm run bench:tracing`.
+//
+// Reads go one at a time, so each makes its own query (how many concurrent reads share one depends on
+// timing), after a warm-up, with counting on only around the measured reads. The service runs with
+// --single-threaded, so the count holds everything it does; Turbofan's compilation, which a deployed
+// service runs on another thread and which comes and goes with deoptimizations, is reported apart.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { mintToken } from '../test/helper.js'
+import { freePort, positiveInteger, startServer, stopServer, waitFor } from './harness.js'
+import { startOtlpSink } from './otlp-sink.js'
+import { onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
+import { shippedEnvironment } from './shipped-process.js'
+
+const READS = positiveInteger('BENCH_READS', 2_000)
+const WARM_UP_READS = positiveInteger('BENCH_WARM_UP_READS', 5_000)
+// Self cost of these functions is compilation: V8's optimizing compiler and its parser.
+const COMPILING = /v8::internal::compiler::|v8::internal::(Parser|Scanner|Compiler|BytecodeGenerator)\b|v8::internal::Zone/
+
+if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is needed (Debian: valgrind)')
+
+interface Count { perRead: number, compilingPerRead: number }
+
+async function countPerRead (label: string, settings: Record<string, string>, preload: string[], out: string): Promise<Count> {
+  const port = String(await freePort())
+  const valgrind = { server: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`], load: [], note: '' }
+  const env = shippedEnvironment({ PORT: port, DATA_DIR: join(tmpdir(), `instructions-${port}`), ...settings })
+  const server = await startServer(label, valgrind, ['--single-threaded', ...preload, 'dist/src/server.js'], env)
+  try {
+    await waitFor(server.baseUrl, '/health/ready', 200, 120_000, server.child)
+    const headers = { authorization: `Bearer ${await mintToken({ sub: 'bench', scope: 'candidatos:read candidatos:write', ttl: 3600 })}`, 'content-type': 'application/json' }
+    const created = await fetch(`${server.baseUrl}/api/v1/candidatos`, { method: 'POST', headers, body: JSON.stringify({ nome: 'Instruções', email: `instrucoes-${port}-${Date.now()}@example.com` }) })
+    const { id } = await created.json() as { id: string }
+    const read = async (): Promise<void> => {
+      const res = await fetch(`${server.baseUrl}/api/v1/candidatos/${id}`, { headers })
+      await res.arrayBuffer()
+      if (res.status !== 200) throw new Error(`the read answered ${res.status}`)
+    }
+    for (let i = 0; i < WARM_UP_READS; i++) await read()
+    // callgrind_control finds the process by a file named after its USER and HOST: give it the same.
+    const control = (switchTo: 'on' | 'off') => execFileSync('callgrind_control', ['--instr=' + switchTo, String(server.child.pid)], { env, stdio: 'ignore' })
+    control('on')
+    for (let i = 0; i < READS; i++) await read()
+    control('off')
+  } finally {
+    await stopServer(server)
+  }
+  const total = Number(/^totals: (\d+)/m.exec(readFileSync(out, 'utf8'))?.[1] ?? 0)
+  if (total === 0) throw new Error(`${label}: callgrind counted nothing (see ${out})`)
+  let compiling = 0
+  for (const line of execFileSync('callgrind_annotate', ['--threshold=100', out], { maxBuffer: 1 << 28 }).toString().split('\n')) {
+    const match = /^\s*([\d,]+) \(.*?\)\s+(.*)$/.exec(line)
+    if (match !== null && COMPILING.test(match[2]!)) compiling += Number(match[1]!.replaceAll(',', ''))
+  }
+  return { perRead: total / READS, compilingPerRead: compiling / READS }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'instructions-'))
+const sink = await startOtlpSink()
+const exporting = { ...tracingConfigured, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
+const contenders = [
+  { label: 'untraced', settings: onPostgres, preload: [] },
+  { label: 'AsyncLocalStorage alone', settings: onPostgres, preload: ['--import', './bench/async-local-storage.mjs'] },
+  { label: 'tracing, nothing sampled', settings: { ...exporting, OTEL_TRACES_SAMPLER_ARG: '0' }, preload: TRACING_PRELOAD },
+  { label: 'tracing, all sampled', settings: { ...exporting, OTEL_TRACES_SAMPLER_ARG: '1' }, preload: TRACING_PRELOAD }
+]
+try {
+  process.stdout.write(`instructions per candidato read on Node ${process.versions.node} (${READS} reads one at a time, after ${WARM_UP_READS}), thousands:\n`)
+  const counts: Count[] = []
+  for (const [i, { label, settings, preload }] of contenders.entries()) {
+    const count = await countPerRead(label, settings, preload, join(dir, `${i}.callgrind`))
+    counts.push(count)
+    const running = count.perRead - count.compilingPerRead
+    const untraced = counts[0]!.perRead - counts[0]!.compilingPerRead
+    process.stdout.write(`  ${label.padEnd(26)} ${(running / 1000).toFixed(0).padStart(5)}  ${(untraced / running).toFixed(2)} of untraced   (compiling besides: ${(count.compilingPerRead / 1000).toFixed(0)})\n`)
+  }
+  // At a ratio r, a read costs what nothing sampled costs plus r of what sampling adds.
+  const [untraced, , nothing, all] = counts.map(count => count.perRead - count.compilingPerRead) as [number, number, number, number]
+  const tenPercent = nothing + 0.1 * (all - nothing)
+  process.stdout.write(`  ${'tracing, 10% sampled'.padEnd(26)} ${(tenPercent / 1000).toFixed(0).padStart(5)}  ${(untraced / tenPercent).toFixed(2)} of untraced   (from the two above)\n`)
+} finally {
+  await sink.close()
+  if (process.env.BENCH_KEEP === undefined) rmSync(dir, { recursive: true, force: true })
+}
