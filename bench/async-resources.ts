@@ -3,10 +3,9 @@
 // candidato read makes in the service, untraced and with tracing at 0% and 100% sampling. Under
 // Node 20's AsyncLocalStorage, which tracing enables, each costs an async_hooks call. Unlike req/s,
 // the count does not depend on how busy or throttled the machine is (docs/benchmarks.md, "Tracing").
-import { mintToken } from '../test/helper.js'
-import { freePort, startServer, stopServer, waitFor } from './harness.js'
+import { freePort, getInTurn, startServer, stopServer, waitFor } from './harness.js'
 import { startOtlpSink } from './otlp-sink.js'
-import { onPostgres, TRACING_PRELOAD } from './scenarios.js'
+import { candidatoToRead, onPostgres, TRACING_PRELOAD } from './scenarios.js'
 import { shippedEnvironment } from './shipped-process.js'
 
 const READS = 2_000
@@ -34,17 +33,10 @@ async function countPerRead (label: string, settings: Record<string, string>, tr
   try {
     const { baseUrl } = server
     await waitFor(baseUrl, '/health/ready', 200, 60_000, server.child)
-    const headers = { authorization: `Bearer ${await mintToken({ sub: 'bench', scope: 'candidatos:read candidatos:write', ttl: 3600 })}`, 'content-type': 'application/json' }
-    const created = await fetch(`${baseUrl}/api/v1/candidatos`, { method: 'POST', headers, body: JSON.stringify({ nome: 'Contagem', email: `contagem-${port}-${Date.now()}@example.com` }) })
-    const { id } = await created.json() as { id: string }
-    const read = async (): Promise<void> => {
-      const res = await fetch(`${baseUrl}/api/v1/candidatos/${id}`, { headers })
-      await res.arrayBuffer()
-      if (res.status !== 200) throw new Error(`the read answered ${res.status}`)
-    }
-    for (let i = 0; i < WARM_UP_READS; i++) await read()
+    const { path, headers } = await candidatoToRead(baseUrl)
+    await getInTurn(baseUrl + path, headers, WARM_UP_READS)
     const before = await snapshot()
-    for (let i = 0; i < READS; i++) await read()
+    await getInTurn(baseUrl + path, headers, READS)
     const after = await snapshot()
     const perRead = Object.entries(after)
       .map(([type, count]) => [type, (count - (before[type] ?? 0)) / READS] as const)

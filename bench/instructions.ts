@@ -15,10 +15,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { mintToken } from '../test/helper.js'
-import { freePort, positiveInteger, startServer, stopServer, waitFor } from './harness.js'
+import { freePort, getInTurn, positiveInteger, startServer, stopServer, waitFor } from './harness.js'
 import { startOtlpSink } from './otlp-sink.js'
-import { onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
+import { candidatoToRead, onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
 import { shippedEnvironment } from './shipped-process.js'
 
 const READS = positiveInteger('BENCH_READS', 2_000)
@@ -37,19 +36,12 @@ async function countPerRead (label: string, settings: Record<string, string>, pr
   const server = await startServer(label, valgrind, ['--single-threaded', ...preload, 'dist/src/server.js'], env)
   try {
     await waitFor(server.baseUrl, '/health/ready', 200, 120_000, server.child)
-    const headers = { authorization: `Bearer ${await mintToken({ sub: 'bench', scope: 'candidatos:read candidatos:write', ttl: 3600 })}`, 'content-type': 'application/json' }
-    const created = await fetch(`${server.baseUrl}/api/v1/candidatos`, { method: 'POST', headers, body: JSON.stringify({ nome: 'Instruções', email: `instrucoes-${port}-${Date.now()}@example.com` }) })
-    const { id } = await created.json() as { id: string }
-    const read = async (): Promise<void> => {
-      const res = await fetch(`${server.baseUrl}/api/v1/candidatos/${id}`, { headers })
-      await res.arrayBuffer()
-      if (res.status !== 200) throw new Error(`the read answered ${res.status}`)
-    }
-    for (let i = 0; i < WARM_UP_READS; i++) await read()
+    const { path, headers } = await candidatoToRead(server.baseUrl)
+    await getInTurn(server.baseUrl + path, headers, WARM_UP_READS)
     // callgrind_control finds the process by a file named after its USER and HOST: give it the same.
     const control = (switchTo: 'on' | 'off') => execFileSync('callgrind_control', ['--instr=' + switchTo, String(server.child.pid)], { env, stdio: 'ignore' })
     control('on')
-    for (let i = 0; i < READS; i++) await read()
+    await getInTurn(server.baseUrl + path, headers, READS)
     control('off')
   } finally {
     await stopServer(server)

@@ -120,10 +120,14 @@ async function seedVaga (baseUrl: string): Promise<{ vagaId: string, candidatoId
 export const TRACING_PRELOAD = ['--import', './dist/src/tracing/preload.js']
 export const tracingConfigured = { ...onPostgres, OTEL_SERVICE_NAME: 'recrutamento-api', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }
 const tracingSampled = { ...tracingConfigured, OTEL_EXPORTER_OTLP_ENDPOINT: OTLP_SINK }
-async function candidatoRead ({ baseUrl, waitFor }: SetupContext): Promise<PreparedRequest> {
-  await waitFor('/health/ready')
+/** The candidato the read scenarios read (inscribed on a vaga, so it has a history): its path and read headers. */
+export async function candidatoToRead (baseUrl: string): Promise<{ path: string, headers: Record<string, string> }> {
   const { candidatoId, headers } = await seedVaga(baseUrl)
   return { path: `/api/v1/candidatos/${candidatoId}`, headers }
+}
+async function candidatoRead ({ baseUrl, waitFor }: SetupContext): Promise<PreparedRequest> {
+  await waitFor('/health/ready')
+  return await candidatoToRead(baseUrl)
 }
 const tracingScenarios: Scenario[] = [
   { name: 'ping-untraced', group: 'tracing', method: 'GET', path: '/ping', env: onPostgres },

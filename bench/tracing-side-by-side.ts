@@ -8,11 +8,10 @@
 // `npm run bench` measures one process after the other, which such a machine disturbs by more than
 // tracing costs. The pair "configured, no endpoint" runs the untraced code in a second process: its
 // ratio, which should be 1, shows what the method itself is worth (docs/benchmarks.md, "Tracing").
-import { mintToken } from '../test/helper.js'
 import { choosePinning, freePort, median, positiveInteger, runLoad, startServer, stopServer, waitFor, type Server } from './harness.js'
 import type { LoadResult } from './load-result.js'
 import { startOtlpSink } from './otlp-sink.js'
-import { onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
+import { candidatoToRead, onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
 import { shippedEnvironment } from './shipped-process.js'
 
 const rounds = positiveInteger('BENCH_ROUNDS', 5)
@@ -46,15 +45,13 @@ function answered (result: LoadResult): LoadResult {
 const untraced = await start(onPostgres, false)
 const others = await Promise.all(contenders.map(async contender => await start(contender.settings, contender.traced)))
 try {
-  const headers = { authorization: `Bearer ${await mintToken({ sub: 'bench', scope: 'candidatos:read candidatos:write', ttl: 3600 })}`, 'content-type': 'application/json' }
-  const created = await fetch(`${untraced.baseUrl}/api/v1/candidatos`, { method: 'POST', headers, body: JSON.stringify({ nome: 'Lado a lado', email: `lado-${Date.now()}@example.com` }) })
-  const { id } = await created.json() as { id: string }
+  const { path: readPath, headers } = await candidatoToRead(untraced.baseUrl)
   const load = async (server: Server, path: string, seconds: number) =>
     answered(await runLoad(pinning, server, 'bench/load.ts', { url: server.baseUrl + path, method: 'GET', headers, connections: 100, pipelining: 10, duration: seconds }))
 
   process.stdout.write(`${pinning.note}; each pair loaded at once, 100 connections, pipelining 10 each, ${rounds} rounds of ${durationSeconds} s\n`)
   let missed = false
-  for (const path of ['/ping', `/api/v1/candidatos/${id}`]) {
+  for (const path of ['/ping', readPath]) {
     for (const server of [untraced, ...others]) await load(server, path, 3)
     const ratios = contenders.map(() => [] as number[])
     // Each process's CPU time ÷ wall time: near 0.5 each, the core was shared and both were saturated;
