@@ -3,9 +3,11 @@
 // candidato read makes in the service, untraced and with tracing at 0% and 100% sampling. Under
 // Node 20's AsyncLocalStorage, which tracing enables, each costs an async_hooks call. Unlike req/s,
 // the count does not depend on how busy or throttled the machine is (docs/benchmarks.md, "Tracing").
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { freePort, getInTurn, startServer, stopServer, waitFor } from './harness.js'
 import { startOtlpSink } from './otlp-sink.js'
-import { candidatoToRead, onPostgres, TRACING_PRELOAD } from './scenarios.js'
+import { candidatoToRead, onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
 import { shippedEnvironment } from './shipped-process.js'
 
 const READS = 2_000
@@ -18,17 +20,19 @@ type Counts = Record<string, number>
 async function countPerRead (label: string, settings: Record<string, string>, traced: boolean): Promise<void> {
   const port = String(await freePort())
   const preload = ['--import', './bench/count-async-resources.mjs', ...(traced ? TRACING_PRELOAD : [])]
-  const server = await startServer(label, NO_PINNING, [...preload, 'dist/src/server.js'], shippedEnvironment({ PORT: port, DATA_DIR: `/tmp/async-resources-${port}`, ...onPostgres, ...settings }))
-  const countLines = (): string[] => server.stderr().split('\n').filter(line => line.startsWith(COUNTS_LINE))
-  // The preload writes the running totals on SIGWINCH: wait for the line this signal asked for.
+  const server = await startServer(label, NO_PINNING, [...preload, 'dist/src/server.js'], shippedEnvironment({ PORT: port, DATA_DIR: join(tmpdir(), `async-resources-${port}`), ...onPostgres, ...settings }))
+  // The preload writes the running totals on SIGWINCH: the next counts line answers it.
+  const answers: Array<(line: string) => void> = []
+  server.child.stderr?.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.startsWith(COUNTS_LINE)) answers.shift()?.(line)
+  })
   const snapshot = async (): Promise<Counts> => {
-    const earlier = countLines().length
+    const line = new Promise<string>((resolve, reject) => {
+      answers.push(resolve)
+      server.child.once('exit', () => { reject(new Error(`${label}: the service exited\n${server.stderr()}`)) })
+    })
     server.child.kill('SIGWINCH')
-    while (countLines().length === earlier) {
-      if (server.child.exitCode !== null) throw new Error(`${label}: the service exited\n${server.stderr()}`)
-      await new Promise(resolve => setTimeout(resolve, 20))
-    }
-    return JSON.parse(countLines().at(-1)!.slice(COUNTS_LINE.length)) as Counts
+    return JSON.parse((await line).slice(COUNTS_LINE.length)) as Counts
   }
   try {
     const { baseUrl } = server
@@ -49,7 +53,7 @@ async function countPerRead (label: string, settings: Record<string, string>, tr
 }
 
 const sink = await startOtlpSink()
-const tracing = { OTEL_SERVICE_NAME: 'recrutamento-api', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
+const tracing = { ...tracingConfigured, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
 process.stdout.write(`async resources per candidato read (${READS} reads, one at a time, after ${WARM_UP_READS}):\n`)
 try {
   await countPerRead('untraced', {}, false)

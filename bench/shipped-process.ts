@@ -18,7 +18,7 @@ export const SHIPPED_NODE_FLAGS: readonly string[] = (() => {
 
 /** The environment of a service process run as the image runs it, on loopback, with the settings given. */
 export function shippedEnvironment (settings: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...settings }
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...settings }
 }
 
 /** A process's resident memory in bytes (Linux /proc). */
