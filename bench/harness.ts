@@ -3,7 +3,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { availableParallelism, cpus } from 'node:os'
 import { once } from 'node:events'
 import { join, resolve } from 'node:path'
@@ -46,15 +45,8 @@ export function command (prefix: string[], args: string[]): [string, string[]] {
 
 export interface Server { name: string, baseUrl: string, child: ChildProcess, stderr: () => string }
 
-export async function freePort (): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const address = probe.address()
-  probe.close()
-  await once(probe, 'close')
-  if (typeof address !== 'object' || address === null) throw new Error('no free port found')
-  return address.port
-}
+/** A loopback port free a moment ago, for a server to listen on. */
+export { closedPort as freePort } from '../test/support/closed-port.js'
 
 export async function waitFor (baseUrl: string, path: string, status = 200, timeoutMs = 30_000, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs

@@ -1,24 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { connect, createServer, type AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { eventually } from '../support/eventually.js'
 
-/**
- * `count` distinct loopback ports that were free a moment ago, for the instances and the load
- * balancer to listen on. The probes are held open together while the ports are chosen: one at a
- * time, the system may hand out a port just released again, and two instances given the same port
- * looked like two instances behind HAProxy while one had failed to start.
- */
-export async function freePorts (count: number): Promise<number[]> {
-  const probes = await Promise.all(Array.from({ length: count }, async () => {
-    const probe = createServer()
-    await new Promise<void>(resolve => probe.listen(0, '127.0.0.1', resolve))
-    return probe
-  }))
-  const ports = probes.map(probe => (probe.address() as AddressInfo).port)
-  await Promise.all(probes.map(async probe => await new Promise(resolve => probe.close(resolve))))
-  return ports
-}
+/** Distinct loopback ports for the instances and the load balancer to listen on. */
+export { freePorts } from '../support/closed-port.js'
 
 export async function waitForPort (port: number, timeoutMs: number): Promise<void> {
   await eventually(async () => {
