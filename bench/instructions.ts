@@ -32,7 +32,8 @@ const COMPILING = /v8::internal::(compiler|maglev|baseline)::|v8::internal::(Par
 
 if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is needed (Debian: valgrind)')
 
-interface Count { perRead: number, compilingPerRead: number }
+/** Per read: instructions outside compilation, and compilation's apart. */
+interface Count { running: number, compiling: number }
 
 async function countPerRead (label: string, settings: Record<string, string>, preload: string[], out: string): Promise<Count> {
   const port = String(await freePort())
@@ -63,7 +64,7 @@ async function countPerRead (label: string, settings: Record<string, string>, pr
     if (COMPILING.test(match[2]!)) compiling += Number(match[1]!.replaceAll(',', ''))
   }
   if (functions < 2) throw new Error(`${label}: callgrind_annotate printed no functions for ${out}`)
-  return { perRead: total / READS, compilingPerRead: compiling / READS }
+  return { running: (total - compiling) / READS, compiling: compiling / READS }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'instructions-'))
@@ -81,12 +82,10 @@ try {
   for (const [i, { label, settings, preload }] of contenders.entries()) {
     const count = await countPerRead(label, settings, preload, join(dir, `${i}.callgrind`))
     counts.push(count)
-    const running = count.perRead - count.compilingPerRead
-    const first = counts[0]!.perRead - counts[0]!.compilingPerRead
-    process.stdout.write(`  ${label.padEnd(26)} ${(running / 1000).toFixed(0).padStart(5)}  ${(first / running).toFixed(3)} of untraced   (compiling besides: ${(count.compilingPerRead / 1000).toFixed(0)})\n`)
+    process.stdout.write(`  ${label.padEnd(26)} ${(count.running / 1000).toFixed(0).padStart(5)}  ${(counts[0]!.running / count.running).toFixed(3)} of untraced   (compiling besides: ${(count.compiling / 1000).toFixed(0)})\n`)
   }
   // At a ratio r, a read costs what nothing sampled costs plus r of what sampling adds.
-  const [untraced, , nothing, all] = counts.map(count => count.perRead - count.compilingPerRead) as [number, number, number, number]
+  const [untraced, , nothing, all] = counts.map(count => count.running) as [number, number, number, number]
   const tenPercent = nothing + 0.1 * (all - nothing)
   process.stdout.write(`  ${'tracing, 10% sampled'.padEnd(26)} ${(tenPercent / 1000).toFixed(0).padStart(5)}  ${(untraced / tenPercent).toFixed(3)} of untraced   (from the two above)\n`)
 } finally {
