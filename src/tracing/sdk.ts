@@ -1,4 +1,5 @@
 import { NodeSDK, type NodeSDKConfiguration } from '@opentelemetry/sdk-node'
+import { register as registerLoaderHooks } from 'import-in-the-middle/register-hooks.mjs'
 import { FastifyOtelInstrumentation } from '@fastify/otel'
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg'
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis'
@@ -12,7 +13,16 @@ import { startRequestSpan } from './request-span.js'
 const SERVICE_NAME = 'recrutamento-api'
 
 /** The modules the instrumentations patch: the ESM loader hook intercepts these and nothing else. */
-export const INSTRUMENTED_MODULES = ['pg', 'pg-pool', 'ioredis', '@grpc/grpc-js']
+const INSTRUMENTED_MODULES = ['pg', 'pg-pool', 'ioredis', '@grpc/grpc-js']
+
+/**
+ * Has the ESM loader hook (import-in-the-middle, in the importing thread through
+ * `module.registerHooks`) intercept the instrumented modules, so that their ESM imports are patched
+ * too. Call it, then startTracing, before anything imports them.
+ */
+export function interceptInstrumentedModules (): void {
+  registerLoaderHooks({ include: INSTRUMENTED_MODULES })
+}
 
 /**
  * Starts the OpenTelemetry SDK: the request span from @fastify/otel (it registers itself on every

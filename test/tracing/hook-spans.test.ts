@@ -1,14 +1,13 @@
 import t from 'tap'
-import { register } from 'node:module'
-import { tracing } from '@opentelemetry/sdk-node'
-import { INSTRUMENTED_MODULES, startTracing } from '../../src/tracing/sdk.js'
+import { interceptInstrumentedModules, startTracing } from '../../src/tracing/sdk.js'
 import { flushTraces } from '../../src/tracing/shutdown.js'
+import { spanRecorder } from '../support/span-recorder.js'
 
 // TRACE_HOOKS is read when the SDK starts, as the preload reads it for the server.
 process.env.TRACE_HOOKS = 'true'
-register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: INSTRUMENTED_MODULES } })
-const exporter = new tracing.InMemorySpanExporter()
-startTracing({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] })
+interceptInstrumentedModules()
+const recorder = spanRecorder()
+startTracing({ spanProcessors: [recorder.processor] })
 t.teardown(() => flushTraces(5_000))
 
 const { build } = await import('../helper.js')
@@ -19,7 +18,7 @@ t.test('TRACE_HOOKS=true: a span for each hook and for the handler, in the reque
   })
   const res = await app.inject({ url: '/api/hooked' })
   t.equal(res.statusCode, 200)
-  const spans = exporter.getFinishedSpans()
+  const spans = (await recorder.finished())
   const server = spans.find(span => span.attributes['http.route'] === '/api/hooked')
   t.ok(server, `the request span: ${spans.map(span => span.name).join(', ')}`)
   const hooked = spans.filter(span => span.attributes['hook.name'] !== undefined)

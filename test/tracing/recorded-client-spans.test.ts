@@ -1,18 +1,18 @@
 import t from 'tap'
-import { register } from 'node:module'
 import { randomBytes } from 'node:crypto'
 import { context, ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api'
-import { NodeSDK, tracing } from '@opentelemetry/sdk-node'
-import { INSTRUMENTED_MODULES } from '../../src/tracing/sdk.js'
+import { NodeSDK } from '@opentelemetry/sdk-node'
+import { interceptInstrumentedModules } from '../../src/tracing/sdk.js'
 import { RecordedIORedisInstrumentation, RecordedPgInstrumentation } from '../../src/tracing/recorded-client-spans.js'
+import { spanRecorder } from '../support/span-recorder.js'
 
 // The SDK patches pg and ioredis before they are imported, as src/tracing/preload.ts does for the server.
 // Each instrumentation's requestHook runs when it traces a call: it counts the calls traced.
-register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: INSTRUMENTED_MODULES } })
-const exporter = new tracing.InMemorySpanExporter()
+interceptInstrumentedModules()
+const recorder = spanRecorder()
 const traced = { pg: 0, redis: 0 }
 const sdk = new NodeSDK({
-  spanProcessors: [new tracing.SimpleSpanProcessor(exporter)],
+  spanProcessors: [recorder.processor],
   metricReaders: [],
   logRecordProcessors: [],
   instrumentations: [
@@ -37,7 +37,7 @@ function requestContext (sampled: boolean): Context {
 }
 
 t.beforeEach(() => {
-  exporter.reset()
+  recorder.reset()
   traced.pg = 0
   traced.redis = 0
 })
@@ -53,15 +53,15 @@ t.test('PostgreSQL: a query under a recorded span is traced; under an unsampled 
   const answer = await context.with(sampled, () => client.query('select 1 as one'))
   t.same(answer.rows, [{ one: 1 }])
   t.equal(traced.pg, 1, 'the instrumentation traced the query')
-  const spans = exporter.getFinishedSpans()
+  const spans = (await recorder.finished())
   t.equal(spans.length, 1, 'one client span')
   t.equal(spans[0]?.parentSpanContext?.spanId, trace.getSpan(sampled)?.spanContext().spanId, 'under the request span')
 
-  exporter.reset()
+  recorder.reset()
   const unsampled = await context.with(requestContext(false), () => client.query('select 2 as two'))
   t.same(unsampled.rows, [{ two: 2 }], 'the query answers as before')
   t.equal(traced.pg, 1, 'the instrumentation did not run: its span could never be recorded')
-  t.same(exporter.getFinishedSpans(), [])
+  t.same((await recorder.finished()), [])
 
   await client.query('select 3')
   t.equal(traced.pg, 1, 'nor without any span')
@@ -78,11 +78,11 @@ t.test('Redis: a command under a recorded span is traced; under an unsampled one
 
   await context.with(requestContext(true), () => redis.set(key, 'one'))
   t.equal(traced.redis, 1, 'the instrumentation traced the command')
-  t.equal(exporter.getFinishedSpans().length, 1, 'one client span')
+  t.equal((await recorder.finished()).length, 1, 'one client span')
 
-  exporter.reset()
+  recorder.reset()
   const value = await context.with(requestContext(false), () => redis.get(key))
   t.equal(value, 'one', 'the command answers as before')
   t.equal(traced.redis, 1, 'the instrumentation did not run')
-  t.same(exporter.getFinishedSpans(), [])
+  t.same((await recorder.finished()), [])
 })

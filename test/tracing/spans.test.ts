@@ -1,17 +1,17 @@
 import t, { type Test } from 'tap'
-import { register } from 'node:module'
 import { createHash } from 'node:crypto'
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import type { IncomingHttpHeaders } from 'node:http'
 import { exportJWK, generateKeyPair } from 'jose'
 import { tracing } from '@opentelemetry/sdk-node'
-import { INSTRUMENTED_MODULES, startTracing } from '../../src/tracing/sdk.js'
+import { interceptInstrumentedModules, startTracing } from '../../src/tracing/sdk.js'
 import { flushTraces } from '../../src/tracing/shutdown.js'
+import { spanRecorder } from '../support/span-recorder.js'
 
 // As src/tracing/preload.ts does for the server: the SDK starts before the app (and so pg) is imported.
-register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, { data: { include: INSTRUMENTED_MODULES } })
-const exporter = new tracing.InMemorySpanExporter()
-startTracing({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] })
+interceptInstrumentedModules()
+const recorder = spanRecorder()
+startTracing({ spanProcessors: [recorder.processor] })
 t.teardown(() => flushTraces(5_000))
 
 const { bearer, build, mintToken } = await import('../helper.js')
@@ -50,7 +50,7 @@ async function tracedApp (t: Test) {
   return { app, logs: () => lines.map(line => JSON.parse(line) as Record<string, unknown>) }
 }
 
-t.beforeEach(() => { exporter.reset() })
+t.beforeEach(() => { recorder.reset() })
 
 t.test('a candidato action: one trace, the server span under the caller\'s traceparent, its database spans', async t => {
   const traced = await tracedApp(t)
@@ -60,7 +60,7 @@ t.test('a candidato action: one trace, the server span under the caller\'s trace
   const auth = { authorization: `Bearer ${token}` }
   const vaga = (await app.inject({ method: 'POST', url: '/api/v2/vagas', headers: auth, payload: { titulo: 'Vaga secreta', status: 'aberta' } })).json() as { id: string }
   const candidato = (await app.inject({ method: 'POST', url: '/api/v2/candidatos', headers: auth, payload: { nome: 'Caio', email: 'caio.privado@example.com' } })).json() as { id: string }
-  exporter.reset()
+  recorder.reset()
 
   const res = await app.inject({
     method: 'POST',
@@ -70,7 +70,7 @@ t.test('a candidato action: one trace, the server span under the caller\'s trace
   })
   t.equal(res.statusCode, 200, res.body)
 
-  const spans = exporter.getFinishedSpans()
+  const spans = (await recorder.finished())
   t.same([...new Set(spans.map(span => span.spanContext().traceId))], [TRACE_ID], 'every span belongs to the caller\'s trace')
   const servers = spans.filter(span => span.kind === SpanKind.SERVER)
   t.equal(servers.length, 1, 'one server span')
@@ -127,7 +127,7 @@ t.test('probes and /ping make no spans', async t => {
     const res = await traced.app.inject({ url, headers: { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` } })
     t.ok(res.statusCode < 600, `${url} answered ${res.statusCode}`)
   }
-  t.same(exporter.getFinishedSpans().map(span => span.name), [], 'no span at all')
+  t.same((await recorder.finished()).map(span => span.name), [], 'no span at all')
 })
 
 t.test('an error answer: the span records the problem code; access and error lines carry the trace', async t => {
@@ -138,14 +138,14 @@ t.test('an error answer: the span records the problem code; access and error lin
 
   const missing = await app.inject({ method: 'POST', url: '/api/v2/candidatos/00000000-0000-4000-8000-000000000000/aprovar', headers: auth })
   t.equal(missing.statusCode, 404)
-  const refused = exporter.getFinishedSpans().find(span => span.kind === SpanKind.SERVER)
+  const refused = (await recorder.finished()).find(span => span.kind === SpanKind.SERVER)
   t.equal(refused?.attributes['problem.code'], 'NotFound')
   t.equal(refused?.attributes['error.type'], undefined, 'a client error is not the server\'s failure')
-  exporter.reset()
+  recorder.reset()
 
   const failed = await app.inject({ url: '/api/failing', headers: auth })
   t.equal(failed.statusCode, 500)
-  const server = exporter.getFinishedSpans().find(span => span.kind === SpanKind.SERVER)
+  const server = (await recorder.finished()).find(span => span.kind === SpanKind.SERVER)
   t.equal(server?.name, 'GET /api/failing')
   t.equal(server?.attributes['error.type'], 'InternalError', 'the problem code names the failure')
   t.equal(server?.status.code, SpanStatusCode.ERROR)
@@ -184,7 +184,7 @@ t.test('outgoing calls made for a request carry its trace: introspection and JWK
   const traceOf = (path: string) => String(seen.find(request => request.url === path)?.headers.traceparent).split('-')[1]
   t.equal(traceOf('/jwks'), TRACE_ID, 'the JWKS fetch carries the request\'s trace')
   t.equal(traceOf('/introspect'), otherTrace, 'the introspection call carries the request\'s trace')
-  const clients = exporter.getFinishedSpans().filter(span => span.kind === SpanKind.CLIENT && span.attributes['url.full'] !== undefined)
+  const clients = (await recorder.finished()).filter(span => span.kind === SpanKind.CLIENT && span.attributes['url.full'] !== undefined)
   t.same(clients.map(span => span.spanContext().traceId).sort(), [otherTrace, TRACE_ID].sort(), 'each call is a client span in its trace')
   t.notOk(JSON.stringify(clients.map(span => span.attributes)).includes('opaque-token-1'), 'the token is in no span')
 })
@@ -213,8 +213,8 @@ t.test('gRPC health Check and Watch are traced like HTTP, under the caller\'s tr
   stream.cancel()
 
   for (const method of ['Check', 'Watch']) {
-    const span = await eventually(() => {
-      const found = exporter.getFinishedSpans().find(span => span.kind === SpanKind.SERVER && span.name.endsWith(`grpc.health.v1.Health/${method}`))
+    const span = await eventually(async () => {
+      const found = (await recorder.finished()).find(span => span.kind === SpanKind.SERVER && span.name.endsWith(`grpc.health.v1.Health/${method}`))
       if (found === undefined) throw new Error(`no server span for ${method}`)
       return found
     })
