@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
+import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-process.js'
 import { TEST_JWT_SECRET } from '../helper.js'
 import { eventually } from './eventually.js'
 import { freshDataDir } from './pglite-template.js'
@@ -15,18 +16,31 @@ export interface ServerProcess {
 
 const root = join(import.meta.dirname, '../..')
 
+interface Teardown { teardown: (fn: () => unknown) => void }
+
 /**
  * Starts `src/server.ts` as a real process on a free port and waits until it listens; stopped at teardown.
  * `nodeArgs` go before the entry point (e.g. the tracing preload).
  */
-export async function startServerProcess (t: { teardown: (fn: () => unknown) => void }, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess (t: Teardown, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
+  return await spawnServer(t, process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/server.ts'], { FASTIFY_AUTOLOAD_TYPESCRIPT: '1', NODE_ENV: 'test', ...env })
+}
+
+/**
+ * Starts the compiled service as the image starts it, on the Node.js binary given: the image's V8
+ * flags, `NODE_ENV=production`, and `scripts/start.js`, which compiles when dist/ is stale and loads
+ * the tracing preload first.
+ */
+export async function startBuiltServerProcess (t: Teardown, node: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  return await spawnServer(t, node, [...SHIPPED_NODE_FLAGS, 'scripts/start.js'], { NODE_ENV: 'production', ...env })
+}
+
+async function spawnServer (t: Teardown, node: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
   const dataDir = await freshDataDir(t)
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/server.ts'], {
+  const child = spawn(node, args, {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
-      FASTIFY_AUTOLOAD_TYPESCRIPT: '1',
-      NODE_ENV: 'test',
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',

@@ -1,0 +1,37 @@
+import t from 'tap'
+import { execFileSync } from 'node:child_process'
+import { eventually } from '../support/eventually.js'
+import { otlpReceiver } from '../support/otlp-receiver.js'
+import { startBuiltServerProcess, untilReady } from '../support/server-process.js'
+import { runClientFlows } from './run-flows.js'
+
+// The Node.js the built service runs on: this test's own unless SERVICE_NODE names another binary
+// (CI runs this file again with the next LTS line's).
+const node = process.env.SERVICE_NODE ?? process.execPath
+const version = execFileSync(node, ['--version']).toString().trim()
+const SERVER_SPAN = 2
+const CLIENT_SPAN = 3
+
+t.test(`the built service on Node.js ${version}, started as the image starts it with tracing on, serves the client flows and says nothing but its log`, async t => {
+  const collector = await otlpReceiver(t)
+  const server = await startBuiltServerProcess(t, node, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '200'
+  })
+  await untilReady(server.url, 90_000)
+
+  await runClientFlows(t, server.url)
+
+  // The request spans, and under them the database's: the loader hook patched pg's ESM import.
+  await eventually(() => {
+    if (!collector.spans.some(span => span.kind === SERVER_SPAN && span.serviceName === 'recrutamento-api')) throw new Error('no request span exported yet')
+    if (!collector.spans.some(span => span.kind === CLIENT_SPAN && span.attributes['db.system.name'] === 'postgresql')) throw new Error('no database span exported yet')
+  }, { timeout: 30_000 })
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0, 'a clean exit')
+  // Every line the process wrote is a JSON log line: no deprecation or experimental warning from
+  // Node.js, no stray output from a dependency.
+  const strayLines = server.output().split('\n').filter(line => line !== '' && !line.startsWith('{'))
+  t.same(strayLines, [], 'only JSON log lines')
+})
