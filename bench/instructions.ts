@@ -1,8 +1,7 @@
 // `npm run bench:instructions` (valgrind; PostgreSQL at BENCH_DATABASE_URL, default the local test
 // database; BENCH_READS, default 2000; BENCH_WARM_UP_READS, default 5000; BENCH_KEEP=1 keeps the
 // callgrind files, for callgrind_annotate, and prints where): the machine instructions one candidato read costs the
-// service, untraced, with only an AsyncLocalStorage enabled, and with tracing sampling nothing and
-// everything, counted by valgrind's callgrind. Unlike req/s or CPU time, a count does not depend on how
+// service, untraced and with tracing sampling nothing and everything, counted by valgrind's callgrind. Unlike req/s or CPU time, a count does not depend on how
 // busy or throttled the machine is: runs agree within about 1%, except with everything sampled, whose
 // export work depends on how many spans each batch carries, which the clock decides
 // (docs/benchmarks.md, "Tracing").
@@ -26,8 +25,8 @@ import { shippedEnvironment } from './shipped-process.js'
 
 const READS = positiveInteger('BENCH_READS', 2_000)
 const WARM_UP_READS = positiveInteger('BENCH_WARM_UP_READS', 5_000)
-// Self cost of these functions is compilation: V8's optimizing compilers (Turbofan; Maglev on Node 22
-// and later), Sparkplug, the parser and the bytecode generator.
+// Self cost of these functions is compilation: V8's optimizing compilers (Turbofan, Maglev),
+// Sparkplug, the parser and the bytecode generator.
 const COMPILING = /v8::internal::(compiler|maglev|baseline)::|v8::internal::(Parser|Scanner|Compiler|BytecodeGenerator)\b|v8::internal::Zone/
 
 if (spawnSync('valgrind', ['--version']).status !== 0) throw new Error('valgrind is needed (Debian: valgrind)')
@@ -72,7 +71,6 @@ const sink = await startOtlpSink()
 const exporting = { ...tracingConfigured, OTEL_EXPORTER_OTLP_ENDPOINT: sink.url }
 const contenders = [
   { label: 'untraced', settings: onPostgres, preload: [] },
-  { label: 'AsyncLocalStorage alone', settings: onPostgres, preload: ['--import', './bench/async-local-storage.mjs'] },
   { label: 'tracing, nothing sampled', settings: { ...exporting, OTEL_TRACES_SAMPLER_ARG: '0' }, preload: TRACING_PRELOAD },
   { label: 'tracing, all sampled', settings: { ...exporting, OTEL_TRACES_SAMPLER_ARG: '1' }, preload: TRACING_PRELOAD }
 ]
@@ -85,7 +83,7 @@ try {
     process.stdout.write(`  ${label.padEnd(26)} ${(count.running / 1000).toFixed(0).padStart(5)}  ${(counts[0]!.running / count.running).toFixed(3)} of untraced   (compiling besides: ${(count.compiling / 1000).toFixed(0)})\n`)
   }
   // At a ratio r, a read costs what nothing sampled costs plus r of what sampling adds.
-  const [untraced, , nothing, all] = counts.map(count => count.running) as [number, number, number, number]
+  const [untraced, nothing, all] = counts.map(count => count.running) as [number, number, number]
   const tenPercent = nothing + 0.1 * (all - nothing)
   process.stdout.write(`  ${'tracing, 10% sampled'.padEnd(26)} ${(tenPercent / 1000).toFixed(0).padStart(5)}  ${(untraced / tenPercent).toFixed(3)} of untraced   (from the two above)\n`)
 } finally {

@@ -132,8 +132,6 @@ async function candidatoRead ({ baseUrl, waitFor }: SetupContext): Promise<Prepa
 const tracingScenarios: Scenario[] = [
   { name: 'ping-untraced', group: 'tracing', method: 'GET', path: '/ping', env: onPostgres },
   { name: 'read-untraced', group: 'tracing', method: 'GET', path: '/api/v1/candidatos/{id}', env: onPostgres, setup: candidatoRead },
-  // Node 20's AsyncLocalStorage alone, without OpenTelemetry: most of what tracing costs a request before sampling.
-  { name: 'read-async-local-storage', group: 'tracing', relativeTo: 'read-untraced', method: 'GET', path: '/api/v1/candidatos/{id}', env: onPostgres, nodeArgs: ['--import', './bench/async-local-storage.mjs'], setup: candidatoRead },
   { name: 'ping-tracing-no-endpoint', group: 'tracing', relativeTo: 'ping-untraced', target: 0.97, method: 'GET', path: '/ping', env: tracingConfigured, nodeArgs: TRACING_PRELOAD },
   { name: 'read-tracing-no-endpoint', group: 'tracing', relativeTo: 'read-untraced', target: 0.97, method: 'GET', path: '/api/v1/candidatos/{id}', env: tracingConfigured, nodeArgs: TRACING_PRELOAD, setup: candidatoRead },
   { name: 'ping-sampled-10', group: 'tracing', relativeTo: 'ping-untraced', target: 0.85, method: 'GET', path: '/ping', env: tracingSampled, nodeArgs: TRACING_PRELOAD },
