@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin'
-import { Server, ServerCredentials, type ServerWritableStream, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js'
-import { HealthImplementation, type ServingStatus } from 'grpc-health-check'
+import { Server, ServerCredentials } from '@grpc/grpc-js'
+import { service as healthServiceDefinition } from 'grpc-health-check'
 import type { FastifyInstance } from 'fastify'
-import type { HealthStatus } from '../src/health/status.js'
+import { createGrpcHealthService } from '../src/health/grpc-health-service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,56 +11,26 @@ declare module 'fastify' {
   }
 }
 
-// The service names the gRPC health server knows: '' is the whole server (gRPC convention).
-const SERVICE_NAMES = ['', 'recrutamento.Api']
 const SHUTDOWN_GRACE_MS = 1000
-
-/** Readiness mapped to gRPC serving status (spec 4.3 rule 7). */
-export function servingStatusOf (status: HealthStatus): ServingStatus {
-  if (status === 'Healthy' || status === 'Degraded') return 'SERVING'
-  if (status === 'Unknown') return 'UNKNOWN'
-  return 'NOT_SERVING'
-}
-
-/**
- * The server as HealthImplementation.addToServer sees it, with each Watch stream ended once its client
- * cancels it (or shutdown does): the call then completes, so its trace span closes and is exported.
- */
-function endingWatchStreams (server: Server): Server {
-  return {
-    addService (service: ServiceDefinition, handlers: UntypedServiceImplementation) {
-      const watch = handlers.watch as (call: ServerWritableStream<unknown, unknown>) => void
-      server.addService(service, {
-        ...handlers,
-        watch (call: ServerWritableStream<unknown, unknown>) {
-          call.once('cancelled', () => { call.end() })
-          watch(call)
-        }
-      })
-    }
-  } as unknown as Server
-}
+// A health request carries one service name, and the names served are short: a larger message is
+// refused (RESOURCE_EXHAUSTED) before it is decoded.
+const MAX_REQUEST_BYTES = 1024
 
 /**
  * With GRPC_PORT set, a `grpc.health.v1.Health` server answers Check and streams Watch from readiness.
  * An unknown service name answers NOT_FOUND.
  */
 async function grpcHealth (fastify: FastifyInstance): Promise<void> {
-  const { GRPC_PORT: port, HOST: host } = fastify.config
+  const { GRPC_PORT: port, HOST: host, GRPC_MAX_CONCURRENT_STREAMS: maxStreams, GRPC_MAX_WATCHES: maxWatches } = fastify.config
   if (port === undefined) {
     fastify.decorate('grpcHealthPort', null)
     return
   }
   const log = fastify.log.child({ component: 'grpc-health' })
-  const implementation = new HealthImplementation(Object.fromEntries(SERVICE_NAMES.map(name => [name, 'NOT_SERVING' as const])))
-  const server = new Server()
-  implementation.addToServer(endingWatchStreams(server))
-
-  function publish (status: HealthStatus): void {
-    const serving = servingStatusOf(status)
-    for (const name of SERVICE_NAMES) implementation.setStatus(name, serving)
-  }
-  fastify.health.onReadinessChange(publish)
+  const health = createGrpcHealthService(maxWatches)
+  const server = new Server({ 'grpc.max_concurrent_streams': maxStreams, 'grpc.max_receive_message_length': MAX_REQUEST_BYTES })
+  server.addService(healthServiceDefinition, health.handlers)
+  fastify.health.onReadinessChange(health.publish)
 
   const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`
   const bound = await new Promise<number>((resolve, reject) => {
@@ -69,7 +39,7 @@ async function grpcHealth (fastify: FastifyInstance): Promise<void> {
   fastify.decorate('grpcHealthPort', bound)
   log.info({ port: bound }, 'gRPC health server listening')
 
-  fastify.addHook('onReady', async () => { publish(fastify.health.readiness().status) })
+  fastify.addHook('onReady', async () => { health.publish(fastify.health.readiness().status) })
   fastify.addHook('onClose', async () => {
     // Watch streams never end by themselves: give unary calls a moment, then close everything.
     await new Promise<void>(resolve => {

@@ -78,6 +78,9 @@ export const ConfigSchema = Type.Object({
   // Logs during an outage: refused requests (503 problems) are counted and logged once per interval.
   REFUSED_LOG_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
   GRPC_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer port from 0 to 65535' })),
+  // What gRPC health clients may hold open: streams per connection (HTTP/2 SETTINGS) and Watch streams in all.
+  GRPC_MAX_CONCURRENT_STREAMS: Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'gRPC streams one connection may have open at once, from 1 to 10000' }),
+  GRPC_MAX_WATCHES: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'gRPC health Watch streams open at once in all, from 1 to 100000' }),
   HEARTBEAT_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an http:// or https:// URL' })),
   HEARTBEAT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'a bearer token with the heartbeat:write scope' })),
   HEARTBEAT_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
