@@ -8,10 +8,11 @@ import { InvalidAuthRequestError, InvalidTokenError, TokenCheckUnavailableError 
 import type { Principal } from '../src/auth/principal.js'
 import { securityOf } from '../src/auth/openapi-security.js'
 import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
-import { extractToken, mayCarryToken, type TokenSource } from '../src/auth/token-extraction.js'
+import { bodyMayCarryToken, extractBodyToken, extractHeadToken, onePlace, type TokenSource } from '../src/auth/token-extraction.js'
 import { tokenTransportIsSafe } from '../src/auth/transport.js'
 import { problem } from '../src/http/error-catalogue.js'
 import { routePolicy } from '../src/http/route-policy.js'
+import { addRouteHook } from '../src/http/route-hooks.js'
 // Brings in the `security` member of route schemas.
 import type {} from '@fastify/swagger'
 
@@ -21,10 +22,10 @@ declare module 'fastify' {
     principal?: Principal
     /** Where the verified token came from (header, query or body). */
     tokenSource?: TokenSource
+    /** Why authentication refused the request from its head; answered once the rate limit counted it. */
+    authRefusal?: unknown
   }
   interface FastifyInstance {
-    /** A preValidation hook that requires a bearer token carrying every scope given. */
-    requireScopes: (...scopes: string[]) => preValidationHookHandler
     /** Every scope some route declares, for the protected-resource metadata and the documents. */
     declaredScopes: ReadonlySet<string>
   }
@@ -78,56 +79,81 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
 
   fastify.decorateRequest('principal', undefined)
   fastify.decorateRequest('tokenSource', undefined)
+  fastify.decorateRequest('authRefusal', undefined)
 
-  // Callback style like authorizeScopes: one promise (the verifier's) per request, not three.
-  function authenticate (optional: boolean): CallbackGuard {
-    return function authenticateBearer (request, _reply, done) {
-      // Answers the request whatever happens in the mapping: a throw here would leave it hanging.
-      const fail = (error: unknown): void => {
-        let answer: unknown
-        try {
-          answer = problemFor(error, settings)
-        } catch (mappingError) {
-          answer = mappingError
-        }
-        done(answer as Error)
-      }
-      let extracted: ReturnType<typeof extractToken>
-      try {
-        extracted = extractToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
-        if (extracted !== undefined && !tokenTransportIsSafe(request, config.AUTH_ALLOW_INSECURE_HTTP)) {
-          throw new InvalidAuthRequestError('A token must be sent over HTTPS: this request came over plain HTTP, so treat the token as exposed and get a new one.')
-        }
-      } catch (error) {
-        fail(error)
-        return
-      }
-      if (extracted === undefined) {
-        if (optional) done()
-        else fail(missingTokenProblem(settings))
-        return
-      }
-      const { token, source } = extracted
-      verifyToken(token).then(principal => {
-        request.principal = principal
-        request.tokenSource = source
-        done()
-      }, fail)
+  /** Answers a refusal whatever happens in the mapping: a throw here would leave the request hanging. */
+  function refusal (error: unknown): Error {
+    try {
+      return problemFor(error, settings) as Error
+    } catch (mappingError) {
+      return mappingError as Error
     }
   }
 
-  // An anonymous request is refused from its head, before its body is read: a slow body sent by
-  // nobody in particular must not hold the server. A form body may still carry the token. A
-  // preParsing hook: the onRequest hooks (load shedding first) have run, the body is still unread.
-  function refuseAnonymous (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
-    let carries: boolean
-    try {
-      carries = mayCarryToken(request, { allowQuery: config.AUTH_QUERY_TOKEN })
-    } catch (error) {
-      done(problemFor(error, settings) as Error)
-      return
+  function checkedTransport<T> (request: FastifyRequest, extracted: T): T {
+    if (extracted !== undefined && !tokenTransportIsSafe(request, config.AUTH_ALLOW_INSECURE_HTTP)) {
+      throw new InvalidAuthRequestError('A token must be sent over HTTPS: this request came over plain HTTP, so treat the token as exposed and get a new one.')
     }
-    done(carries ? null : missingTokenProblem(settings), payload)
+    return extracted
+  }
+
+  // A token in the head (header or query) is verified from the head, before the body is read: a
+  // body sent with a forged token or none costs the server nothing to refuse. A refusal is only
+  // noted here and answered in preParsing, after the rate limit has counted it against the address.
+  // Callback style like authorizeScopes: one promise (the verifier's) per request, not three.
+  function authenticateHead (optional: boolean) {
+    return function authenticateBearerHead (request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+      let head: ReturnType<typeof extractHeadToken>
+      try {
+        head = checkedTransport(request, extractHeadToken(request, { allowQuery: config.AUTH_QUERY_TOKEN }))
+      } catch (error) {
+        request.authRefusal = refusal(error)
+        done()
+        return
+      }
+      if (head === undefined) {
+        // A form body may still carry the token (RFC 6750 section 2.2): that is decided once it is read.
+        if (!optional && !bodyMayCarryToken(request)) request.authRefusal = missingTokenProblem(settings)
+        done()
+        return
+      }
+      verifyToken(head.token).then(principal => {
+        request.principal = principal
+        request.tokenSource = head.source
+        done()
+      }, error => {
+        request.authRefusal = refusal(error)
+        done()
+      })
+    }
+  }
+
+  function answerRefusal (request: FastifyRequest, _reply: FastifyReply, payload: RequestPayload, done: (error: Error | null, payload?: RequestPayload) => void): void {
+    if (request.authRefusal === undefined) done(null, payload)
+    else done(request.authRefusal as Error)
+  }
+
+  // After the body is read: a form-body token, and never a second token beside the head's.
+  function authenticateBody (optional: boolean): CallbackGuard {
+    return function authenticateBearerBody (request, _reply, done) {
+      let body: ReturnType<typeof extractBodyToken>
+      try {
+        body = checkedTransport(request, extractBodyToken(request))
+        if (body !== undefined && request.tokenSource !== undefined) throw new InvalidAuthRequestError(onePlace([request.tokenSource, 'body']))
+      } catch (error) {
+        done(refusal(error))
+        return
+      }
+      if (body === undefined) {
+        done(request.principal !== undefined || optional ? undefined : missingTokenProblem(settings))
+        return
+      }
+      verifyToken(body.token).then(principal => {
+        request.principal = principal
+        request.tokenSource = 'body'
+        done()
+      }, error => { done(refusal(error)) })
+    }
   }
 
   // Callback style, not async: the check is synchronous, and a promise per request would cost
@@ -150,15 +176,11 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   }
 
   function guard (required: readonly string[], optional: boolean): preValidationHookHandler {
-    return fastify.auth([authenticate(optional), authorize(required, optional)], { relation: 'and' })
+    return fastify.auth([authenticateBody(optional), authorize(required, optional)], { relation: 'and' })
   }
 
   const declaredScopes = new Set<string>()
   fastify.decorate('declaredScopes', declaredScopes)
-  fastify.decorate('requireScopes', (...scopes: string[]) => {
-    for (const scope of scopes) declaredScopes.add(scope)
-    return guard(scopes, false)
-  })
 
   // Routes declare access in their policy; the check runs before validation, so an anonymous caller
   // learns nothing from validation errors, and a form-body token is gone before the schema sees it.
@@ -171,10 +193,13 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     if (access === 'public') return
     const optional = access === 'optional'
     for (const scope of scopes) declaredScopes.add(scope)
-    if (!optional) route.preParsing = [...asArray(route.preParsing), refuseAnonymous]
+    // The rate limit's preParsing hook is in place already (the plugin depends on rate-limit), so a
+    // refusal is counted before it is answered.
+    addRouteHook(route, 'onRequest', authenticateHead(optional))
+    addRouteHook(route, 'preParsing', answerRefusal)
     route.preValidation = [guard(scopes, optional), ...asArray(route.preValidation)]
     if (config.AUTH_QUERY_TOKEN) route.onSend = [...asArray(route.onSend), noStoreForQueryTokens]
   })
 }
 
-export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'deny-list'] })
+export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'deny-list', 'rate-limit'] })

@@ -54,9 +54,10 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     global: true,
     max,
     timeWindow,
-    // After the route's bearer check (a route-level preValidation placed first), so a verified
-    // token's subject is known; before validation, so invalid requests count too.
-    hook: 'preValidation',
+    // Before the body is read and after the head's bearer check (onRequest), so a verified token's
+    // subject is known, and a refused token or a missing one counts against the client address
+    // before its refusal is answered (bearer-auth's preParsing hook, placed after this one).
+    hook: 'preParsing',
     keyGenerator: rateLimitKey,
     store: storeFor(counters) as never,
     // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
@@ -67,4 +68,4 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(rateLimit, { name: 'rate-limit', fastify: '5.x', dependencies: ['config', 'redis', 'problem-details', 'bearer-auth'] })
+export default fp(rateLimit, { name: 'rate-limit', fastify: '5.x', dependencies: ['config', 'redis', 'problem-details'] })

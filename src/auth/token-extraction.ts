@@ -49,47 +49,39 @@ function fieldToken (container: unknown, where: string): string | undefined {
 }
 
 // RFC 6750 section 2.2: only a single-part form body, never on GET (nor HEAD).
-function bodyMayCarryToken (request: FastifyRequest): boolean {
+export function bodyMayCarryToken (request: FastifyRequest): boolean {
   if (request.method === 'GET' || request.method === 'HEAD') return false
   const type = request.headers['content-type']
   return type !== undefined && FORM_CONTENT_TYPE.test(type)
 }
 
-function bodyToken (request: FastifyRequest): string | undefined {
-  return bodyMayCarryToken(request) ? fieldToken(request.body, 'form field') : undefined
-}
-
 const QUERY_TOKEN_OFF = 'This service does not accept a token in the query string; send it in the Authorization header.'
 
-/**
- * Whether the request may carry a bearer token, judged from its head alone, before its body is read.
- * Throws, as extractToken does, when the Authorization header is malformed or repeated.
- */
-export function mayCarryToken (request: FastifyRequest, options: ExtractionOptions): boolean {
-  const query = request.query as Record<string, unknown> | undefined
-  if (query?.access_token !== undefined && !options.allowQuery) throw new InvalidAuthRequestError(QUERY_TOKEN_OFF)
-  return headerToken(request) !== undefined || query?.access_token !== undefined || bodyMayCarryToken(request)
+function wellFormed (extracted: ExtractedToken): ExtractedToken {
+  if (!B64TOKEN.test(extracted.token)) throw new InvalidTokenError('malformed')
+  return extracted
 }
 
 /**
- * The request's bearer token, from exactly one of the three places RFC 6750 allows.
- * Returns undefined when there is none; throws when the request is malformed or uses two places.
+ * The bearer token the request's head carries (Authorization header or query string), read before
+ * the body is. Returns undefined when there is none; throws when the head is malformed or uses both.
  */
-export function extractToken (request: FastifyRequest, options: ExtractionOptions): ExtractedToken | undefined {
-  const found: ExtractedToken[] = []
+export function extractHeadToken (request: FastifyRequest, options: ExtractionOptions): ExtractedToken | undefined {
   const header = headerToken(request)
-  if (header !== undefined) found.push({ token: header, source: 'header' })
   const query = fieldToken(request.query, 'query parameter')
-  if (query !== undefined) {
-    if (!options.allowQuery) throw new InvalidAuthRequestError(QUERY_TOKEN_OFF)
-    found.push({ token: query, source: 'query' })
-  }
-  const body = bodyToken(request)
-  if (body !== undefined) found.push({ token: body, source: 'body' })
+  if (query !== undefined && !options.allowQuery) throw new InvalidAuthRequestError(QUERY_TOKEN_OFF)
+  if (header !== undefined && query !== undefined) throw new InvalidAuthRequestError(onePlace(['header', 'query']))
+  if (header !== undefined) return wellFormed({ token: header, source: 'header' })
+  return query === undefined ? undefined : wellFormed({ token: query, source: 'query' })
+}
 
-  if (found.length === 0) return undefined
-  if (found.length > 1) throw new InvalidAuthRequestError(`The request carries a token in more than one place (${found.map(f => f.source).join(', ')}); send exactly one.`)
-  const extracted = found[0]!
-  if (!B64TOKEN.test(extracted.token)) throw new InvalidTokenError('malformed')
-  return extracted
+/** The bearer token of a form body, once it is parsed; undefined when there is none. */
+export function extractBodyToken (request: FastifyRequest): ExtractedToken | undefined {
+  const token = bodyMayCarryToken(request) ? fieldToken(request.body, 'form field') : undefined
+  return token === undefined ? undefined : wellFormed({ token, source: 'body' })
+}
+
+/** The refusal of a request that carries a token in more than one of the places RFC 6750 allows. */
+export function onePlace (sources: readonly TokenSource[]): string {
+  return `The request carries a token in more than one place (${sources.join(', ')}); send exactly one.`
 }

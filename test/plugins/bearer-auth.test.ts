@@ -226,17 +226,6 @@ t.test('HEAD on a protected GET route is protected too', async t => {
   t.equal((await app.inject({ method: 'HEAD', url: '/secrets', headers: await bearer({ scope: 'vagas:read' }) })).statusCode, 200)
 })
 
-t.test('requireScopes works as an explicit hook', async t => {
-  const app = await build(t, {
-    extraRoutes: scope => {
-      scope.get('/explicit', { preValidation: scope.requireScopes('health:read') }, async () => ({ ok: true }))
-    }
-  })
-  t.equal((await app.inject({ method: 'GET', url: '/explicit' })).statusCode, 401)
-  t.equal((await app.inject({ method: 'GET', url: '/explicit', headers: await bearer({ scope: 'health:read' }) })).statusCode, 200)
-  t.ok(app.declaredScopes.has('health:read'))
-})
-
 t.test('declared scopes become the route schema\'s OpenAPI security requirement', async t => {
   const seen: Record<string, unknown> = {}
   const app = await build(t, {
