@@ -1,35 +1,42 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Server as NetServer } from 'node:net'
 
-// Kept-alive connections busy when the drain begins have turned over well within this (each answer
-// closes its connection); a connection still idle after it is one a client is not using.
-const LONGEST_IDLE_GRACE_MS = 1000
+// A connection at rest this long carries no request a client is about to send: closing it resets
+// nothing. A client sending one request after another never rests this long.
+const RESTING_GRACE_MS = 1000
+const SWEEP_INTERVAL_MS = 100
 
 function closeAfterAnswer (_request: IncomingMessage, response: ServerResponse): void {
   response.setHeader('connection', 'close')
 }
 
 /**
- * Graceful shutdown, seen from a connection: from the first moment of the drain every answer carries
- * `Connection: close`, so kept-alive clients (and balancers) open their next request elsewhere instead
- * of finding the connection gone; connections left idle are closed shortly after. No request is cut:
- * a request a connection already carries is answered, and the server stops accepting only after the
- * drain delay (src/server.ts).
+ * Graceful shutdown, seen from a connection. During the drain delay nothing changes for connections:
+ * readiness says NotReady, balancers send new clients elsewhere, and kept-alive clients go on where
+ * they are (told to close, they would only reconnect here). When the server closes, the listener
+ * stops accepting first, so a new connection is refused, never reset; then every answer carries
+ * `Connection: close`, and a connection is closed by the server only once it has rested a second
+ * with no request in it. A request a connection carries is always answered.
  */
 async function connectionDrain (fastify: FastifyInstance): Promise<void> {
-  const grace = Math.min(LONGEST_IDLE_GRACE_MS, Math.floor(fastify.config.SHUTDOWN_DRAIN_DELAY_MS / 2))
-  let idleTimer: NodeJS.Timeout | undefined
-
-  fastify.addHook('onReady', async () => {
-    fastify.health.lifecycle.reached('draining').then(() => {
-      // Added only now, ahead of Fastify's own listener: serving costs nothing extra until the drain.
-      fastify.server.prependListener('request', closeAfterAnswer)
-      idleTimer = setTimeout(() => { fastify.server.closeIdleConnections() }, grace)
-      idleTimer.unref()
-    }, () => {})
+  // Node's HTTP server closes every idle connection the moment it stops listening, one a client is
+  // sending a request on right then included (that client sees a reset). This one stops listening
+  // alone; its connections close as described above.
+  const server = fastify.server as NetServer
+  server.close = function stopListening (this: NetServer, callback?: (error?: Error) => void) {
+    return NetServer.prototype.close.call(this, callback)
+  }
+  let sweep: NodeJS.Timeout | undefined
+  fastify.addHook('preClose', async () => {
+    // Added only now, ahead of Fastify's own listener: serving costs nothing extra until then.
+    fastify.server.prependListener('request', closeAfterAnswer)
+    fastify.openConnections.closeResting(RESTING_GRACE_MS)
+    sweep = setInterval(() => { fastify.openConnections.closeResting(RESTING_GRACE_MS) }, SWEEP_INTERVAL_MS)
+    sweep.unref()
   })
-  fastify.addHook('onClose', async () => { clearTimeout(idleTimer) })
+  fastify.addHook('onClose', async () => { clearInterval(sweep) })
 }
 
-export default fp(connectionDrain, { name: 'connection-drain', fastify: '5.x', dependencies: ['config', 'health'] })
+export default fp(connectionDrain, { name: 'connection-drain', fastify: '5.x', dependencies: ['config', 'connection-limits'] })

@@ -1,14 +1,41 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { limitConnections } from '../src/http/connection-limits.js'
+import type { Socket } from 'node:net'
+import { limitConnections, type OpenConnections } from '../src/http/connection-limits.js'
+import { connectionCap, openFileLimit } from '../src/http/descriptor-limit.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The server's open connections (plugins/connection-drain.ts closes those at rest at shutdown). */
+    openConnections: OpenConnections
+  }
+}
 
 /** Bounds what one connection can make the server hold, on the HTTP or HTTPS server alike (docs/operations.md, "Limits"). */
 async function connectionLimits (fastify: FastifyInstance): Promise<void> {
   const config = fastify.config
-  limitConnections(fastify.server, {
+  const open = limitConnections(fastify.server, {
     maxPipelinedRequests: config.MAX_PIPELINED_REQUESTS,
     maxUnsentBytes: config.MAX_UNSENT_BYTES_PER_CONNECTION,
     drainTimeoutMs: config.UNSENT_DRAIN_TIMEOUT_MS
+  })
+  fastify.decorate('openConnections', open)
+
+  // Connections past the cap are closed as they arrive: the descriptors the process needs for its
+  // own work (database, Redis, log) are never all taken by idle sockets.
+  const openFiles = openFileLimit()
+  const cap = config.MAX_CONNECTIONS > 0 ? config.MAX_CONNECTIONS : openFiles === undefined ? undefined : connectionCap(openFiles)
+  if (cap !== undefined) fastify.server.maxConnections = cap
+  fastify.log.info({ maxConnections: cap ?? null, openFileLimit: openFiles ?? null }, 'connection cap')
+
+  // A connection that sends nothing is closed after NEW_CONNECTION_TIMEOUT: until its first byte
+  // no request timeout applies to it, and thousands of silent sockets would each hold memory and a
+  // descriptor. Nothing is read from the socket here; Node's parser reads it as ever.
+  const silentFor = config.NEW_CONNECTION_TIMEOUT
+  fastify.server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => { if (socket.bytesRead === 0) socket.destroy() }, silentFor)
+    timer.unref()
+    socket.once('close', () => { clearTimeout(timer) })
   })
 }
 

@@ -32,6 +32,8 @@ export const ConfigSchema = Type.Object({
   REQUEST_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000, description: 'milliseconds a client has to send a whole request, from 0 (no limit) to 3600000' }),
   KEEP_ALIVE_TIMEOUT: Type.Integer({ minimum: 1, maximum: 3600000, default: 72000, description: 'milliseconds an idle keep-alive connection stays open, from 1 to 3600000' }),
   CONNECTION_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 120000, description: 'milliseconds of socket inactivity before the connection is closed, from 0 (no limit) to 3600000' }),
+  MAX_CONNECTIONS: Type.Integer({ minimum: 0, maximum: 10000000, default: 0, description: 'connections the server holds open at once, from 1 to 10000000, or 0 for what the open-file limit leaves' }),
+  NEW_CONNECTION_TIMEOUT: Type.Integer({ minimum: 100, maximum: 600000, default: 10000, description: 'milliseconds a new connection may stay silent before it is closed, from 100 to 600000' }),
   HANDLER_TIMEOUT: Type.Integer({ minimum: 0, maximum: 3600000, default: 10000, description: 'milliseconds a request may take from routing to answer before it gets a 503, from 0 (no limit) to 3600000' }),
   // What one connection may make the server hold (pipelined requests, unsent answers): docs/operations.md, "Limits".
   MAX_PIPELINED_REQUESTS: Type.Integer({ minimum: 1, maximum: 1000, default: 16, description: 'requests of one connection handled at once, from 1 to 1000' }),

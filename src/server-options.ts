@@ -62,7 +62,9 @@ export function serverOptions (config: Config, versionRows: readonly ApiVersionR
     // Shutdown (plugins/connection-drain.ts): a request that reaches a closing server is still answered,
     // with `Connection: close`, never refused with Fastify's plain 503.
     return503OnClosing: false,
-    forceCloseConnections: 'idle',
+    // Idle connections are closed by plugins/connection-drain.ts once they have rested, never at the
+    // moment the server closes, when a client may be sending on one.
+    forceCloseConnections: false,
     // API versions: `/api/v2/x` reaches the route declared at `/api/x`, with version 2.0.
     rewriteUrl: rewriteVersionedUrl,
     // find-my-way compiles the route tree into one lookup function once the routes are known.

@@ -9,6 +9,7 @@ import { LogWriter } from './logging/log-writer.js'
 import { serverOptions } from './server-options.js'
 import { tlsOptions } from './tls.js'
 import { flushTraces } from './tracing/shutdown.js'
+import { isDescriptorExhaustion } from './http/descriptor-limit.js'
 
 function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> } {
   try {
@@ -57,19 +58,35 @@ async function start (): Promise<void> {
   // so balancers polling readiness move traffic away; then it stops accepting, lets requests in flight
   // finish, closes dependencies and exits 0. Past the bound it exits 1.
   const drainMs = config.SHUTDOWN_DRAIN_DELAY_MS
-  closeWithGrace({
+  // An uncaught exception stops the service, except running out of file descriptors (below).
+  let fatal: Error | undefined
+  const shutdown = closeWithGrace({
     delay: drainMs + config.SHUTDOWN_TIMEOUT_MS,
+    skip: ['uncaughtException'],
     logger: { error: (message: unknown) => server.log.error({ detail: message }, 'shutdown did not finish in time') }
   }, async ({ signal, err }) => {
     const deadline = Date.now() + drainMs + config.SHUTDOWN_TIMEOUT_MS
-    if (err !== undefined) server.log.error({ err }, 'shutting down after an unexpected error')
+    const cause = err ?? fatal
+    if (cause !== undefined) server.log.error({ err: cause }, 'shutting down after an unexpected error')
     else server.log.info({ signal, drainMs }, 'shutting down')
     server.health.beginShutdown()
-    if (err === undefined && drainMs > 0) await sleep(drainMs)
+    if (cause === undefined && drainMs > 0) await sleep(drainMs)
     await server.close()
     // Spans still buffered are sent within what is left of the shutdown bound.
     await flushTraces(deadline - Date.now() - FLUSH_MARGIN_MS)
     server.log.info('shut down')
+    if (fatal !== undefined) process.exit(1)
+  })
+  // Out of file descriptors is ridden out, not a reason to stop: the connection cap refuses new
+  // connections meanwhile, and what failed for it (a memory reading, a file) is tried again later.
+  process.on('uncaughtException', error => {
+    if (isDescriptorExhaustion(error)) {
+      server.log.warn({ code: (error as NodeJS.ErrnoException).code, syscall: (error as NodeJS.ErrnoException).syscall }, 'out of file descriptors; going on')
+      return
+    }
+    if (fatal !== undefined) process.exit(1)
+    fatal = error
+    shutdown.close()
   })
 
   try {

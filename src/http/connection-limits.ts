@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { Server as TlsServer } from 'node:tls'
 
 /** What one connection may make the server hold. */
 export interface ConnectionLimits {
@@ -25,6 +26,9 @@ class ConnectionGate {
   private readingStopped = false
   private reviewing = false
   private drainTimer: NodeJS.Timeout | undefined
+  /** When the connection last came to rest (no request in it), and how many bytes it had read then. */
+  private restingSince = Date.now()
+  private bytesReadAtRest = 0
 
   constructor (private readonly socket: Socket, private readonly limits: ConnectionLimits, private readonly listener: RequestListener) {
     const review = () => { this.review() }
@@ -35,6 +39,15 @@ class ConnectionGate {
       clearTimeout(this.drainTimer)
       this.waiting.length = 0
     })
+  }
+
+  /**
+   * How long the connection has been at rest: no request waiting or in flight, nothing unsent, and
+   * no byte received since its last answer (a request on its way is not rest). 0 when not at rest.
+   */
+  restingFor (now: number): number {
+    if (this.busy || this.waiting.length > 0 || this.socket.bytesRead !== this.bytesReadAtRest) return 0
+    return now - this.restingSince
   }
 
   admit (request: IncomingMessage, response: ServerResponse): void {
@@ -75,7 +88,10 @@ class ConnectionGate {
   private dispatch (request: IncomingMessage, response: ServerResponse): void {
     this.inFlight.add(response)
     const done = () => {
-      if (this.inFlight.delete(response)) this.review()
+      if (!this.inFlight.delete(response)) return
+      this.restingSince = Date.now()
+      this.bytesReadAtRest = this.socket.bytesRead
+      this.review()
     }
     // prefinish: the whole answer is in the socket, so its unsent bytes are known.
     response.once('prefinish', () => { this.review() })
@@ -121,22 +137,35 @@ function reset (socket: Socket): void {
   }
 }
 
+/** The server's open connections, as the drain at shutdown sees them. */
+export interface OpenConnections {
+  /** Closes every connection at rest for at least `ms` (see ConnectionGate.restingFor); returns how many. */
+  closeResting: (ms: number) => number
+}
+
 /**
  * Bounds what one connection can make the server hold: pipelined requests handed to the app at once,
  * unsent response bytes, and the time a connection with answers still to send stays open after
  * the socket's inactivity timeout (Node closes it gracefully, which a client that does not read
  * never completes). Wraps the server's request listeners, so call it before the server listens.
  */
-export function limitConnections (server: Server, limits: ConnectionLimits): void {
+export function limitConnections (server: Server, limits: ConnectionLimits): OpenConnections {
   const listeners = server.listeners('request') as RequestListener[]
   const app: RequestListener = (request, response) => { for (const listener of listeners) listener(request, response) }
-  const gates = new WeakMap<Socket, ConnectionGate>()
+  const gates = new Map<Socket, ConnectionGate>()
   server.removeAllListeners('request')
+  // A connection is the TLS socket on an HTTPS server: the one its requests name.
+  server.on(server instanceof TlsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+    gates.set(socket, new ConnectionGate(socket, limits, app))
+    socket.once('close', () => { gates.delete(socket) })
+  })
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     let gate = gates.get(request.socket)
     if (gate === undefined) {
+      // A socket handed to the server without a connection event (a test's, an upgrade's).
       gate = new ConnectionGate(request.socket, limits, app)
       gates.set(request.socket, gate)
+      request.socket.once('close', () => { gates.delete(request.socket) })
     }
     gate.admit(request, response)
   })
@@ -145,4 +174,16 @@ export function limitConnections (server: Server, limits: ConnectionLimits): voi
     if (gates.get(socket)?.busy === true || socket.writableLength > 0) reset(socket)
     else socket.destroy()
   })
+  return {
+    closeResting (ms) {
+      const now = Date.now()
+      let closed = 0
+      for (const [socket, gate] of gates) {
+        if (gate.restingFor(now) < ms) continue
+        socket.destroy()
+        closed++
+      }
+      return closed
+    }
+  }
 }

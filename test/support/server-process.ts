@@ -26,6 +26,12 @@ export async function startServerProcess (t: Teardown, env: Record<string, strin
   return await spawnServer(t, process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/server.ts'], { FASTIFY_AUTOLOAD_TYPESCRIPT: '1', NODE_ENV: 'test', ...env })
 }
 
+/** As startServerProcess, run through a launcher command such as `prlimit --nofile=1024:1024`. */
+export async function startServerProcessUnder (t: Teardown, launcher: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
+  const [command, ...args] = launcher
+  return await spawnServer(t, command!, [...args, process.execPath, '--import', 'tsx', 'src/server.ts'], { FASTIFY_AUTOLOAD_TYPESCRIPT: '1', NODE_ENV: 'test', ...env })
+}
+
 /**
  * Starts the compiled service as the image starts it, on the Node.js binary given: the image's V8
  * flags, `NODE_ENV=production`, and `scripts/start.js`, which compiles when dist/ is stale and loads
