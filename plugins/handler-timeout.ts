@@ -20,16 +20,26 @@ function droppingLateResults (handler: RouteHandlerMethod): RouteHandlerMethod {
 }
 
 /**
- * HANDLER_TIMEOUT on every route that may wait on I/O: past it the request answers 503 `HandlerTimeout`
- * and its `request.signal` aborts. Set per route rather than server-wide so that routes declaring
- * `instant` (/ping, the probes) pay for no timer at all.
+ * HANDLER_TIMEOUT on every reading route that may wait on I/O: past it the request answers 503
+ * `HandlerTimeout` and its `request.signal` aborts. Set per route rather than server-wide so that
+ * routes declaring `instant` (/ping, the probes) pay for no timer at all.
+ *
+ * A write is never answered by the timer: a 503 must mean nothing was done, and a write the timer
+ * answered could still commit after it. Its deadline is the database's instead (statement_timeout
+ * and lock_timeout, a second under HANDLER_TIMEOUT: plugins/storage.ts), so it answers its outcome
+ * in time: done, or 503 `HandlerTimeout` once its transaction is rolled back.
  */
+function reads (route: RouteOptions): boolean {
+  const methods = Array.isArray(route.method) ? route.method : [route.method]
+  return methods.every(method => method === 'GET' || method === 'HEAD')
+}
+
 async function handlerTimeout (fastify: FastifyInstance): Promise<void> {
   const limit = fastify.config.HANDLER_TIMEOUT
   if (limit === 0) return
   const wrapped = new WeakSet<RouteHandlerMethod>()
   fastify.addHook('onRoute', function timeRoute (this: FastifyInstance, route: RouteOptions) {
-    if (route.handlerTimeout === undefined && routePolicy(route, this).timed) route.handlerTimeout = limit
+    if (route.handlerTimeout === undefined && routePolicy(route, this).timed && reads(route)) route.handlerTimeout = limit
     // A GET route's options come back for its HEAD route: its handler is wrapped once.
     if (route.handlerTimeout !== undefined && !wrapped.has(route.handler)) {
       route.handler = droppingLateResults(route.handler)

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from '../src/http/problem.js'
-import { isDatabaseUnavailable } from '../src/storage/errors.js'
+import { isDatabaseDeadline, isDatabaseUnavailable } from '../src/storage/errors.js'
 import { defaultHeaders, isCountedRefusal, problem, uncodedProblem, type ProblemCode } from '../src/http/error-catalogue.js'
 import { createRefusalLog } from '../src/logging/refusal-log.js'
 
@@ -58,7 +58,7 @@ export function toProblem (error: FastifyError | Problem): Problem {
   if (isDatabaseUnavailable(error)) {
     return problem('DatabaseUnavailable')
   }
-  if (error.code === 'FST_ERR_HANDLER_TIMEOUT') {
+  if (error.code === 'FST_ERR_HANDLER_TIMEOUT' || isDatabaseDeadline(error)) {
     return problem('HandlerTimeout')
   }
   if (status === 503) {

@@ -32,11 +32,22 @@ declare module 'fastify' {
 
 const FIRST_RETRY_MS = 500
 const LONGEST_RETRY_MS = 15_000
+// Between the database's deadline for a statement and the request's: the rollback and the answer.
+const DEADLINE_MARGIN_MS = 1000
 
 /**
  * Opens the database and applies migrations in the background, so the process starts (and answers
  * its probes) even when the database is down; it retries with growing pauses until it succeeds.
  */
+/**
+ * How long one statement may run or wait for a lock: DATABASE_STATEMENT_TIMEOUT_MS, else a second
+ * less than HANDLER_TIMEOUT, so a request's database work has ended (rolled back) before its deadline.
+ */
+function statementDeadline (config: FastifyInstance['config']): number {
+  if (config.DATABASE_STATEMENT_TIMEOUT_MS !== undefined) return config.DATABASE_STATEMENT_TIMEOUT_MS
+  return config.HANDLER_TIMEOUT === 0 ? 0 : Math.max(100, config.HANDLER_TIMEOUT - DEADLINE_MARGIN_MS)
+}
+
 async function storagePlugin (fastify: FastifyInstance): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
   const { db, kind, open, ping, close } = createDatabase({
@@ -45,7 +56,9 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
     poolSize: fastify.config.DATABASE_POOL_SIZE,
     preparedStatements: fastify.config.DATABASE_PREPARED_STATEMENTS,
     connectTimeoutMs: fastify.config.DATABASE_POOL_TIMEOUT_MS,
+    statementTimeoutMs: statementDeadline(fastify.config),
     onPoolError: error => log.warn(logCause(error), 'database connection lost'),
+    onPreparedStatementsRefused: () => log.warn('a connection pooler in transaction mode refused named prepared statements: sending unnamed ones from now on (set DATABASE_PREPARED_STATEMENTS=false to start that way)'),
     log
   })
 

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { startEmbeddedDatabase, type EmbeddedLog } from './embedded-database.js'
-import { PreparingClient } from './prepared-statements.js'
+import { preparingClient } from './prepared-statements.js'
 import { readTimestampsAsInstants } from './instants.js'
 import type { Schema } from './schema.js'
 
@@ -18,6 +18,13 @@ export interface DatabaseSettings {
   preparedStatements?: boolean
   /** How long a query may wait for a connection before failing, in ms. */
   connectTimeoutMs?: number
+  /**
+   * statement_timeout and lock_timeout on every PostgreSQL connection, in ms (0 or unset: none): a
+   * statement past it is cancelled and its transaction rolled back.
+   */
+  statementTimeoutMs?: number
+  /** Told once when a connection pooler refuses named statements: from then on they go unnamed. */
+  onPreparedStatementsRefused?: () => void
   /** Reports pool errors (a connection lost while idle) instead of crashing the process. */
   onPoolError?: (error: Error) => void
   /** Where the embedded database's process reports starts, stops and restarts. */
@@ -44,12 +51,14 @@ readTimestampsAsInstants()
 
 type Connection = Pick<pg.PoolConfig, 'connectionString' | 'host' | 'port' | 'user' | 'database'>
 
-function pool (connection: Connection, settings: DatabaseSettings, size: number, prepared = false): pg.Pool {
+function pool (connection: Connection, settings: DatabaseSettings, size: number, { prepared = false, statementTimeoutMs = 0 } = {}): pg.Pool {
   const created = new pg.Pool({
     ...connection,
-    ...(prepared && { Client: PreparingClient }),
+    ...(prepared && { Client: preparingClient(() => settings.onPreparedStatementsRefused?.()) }),
     max: size,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 2000,
+    // Sent as startup parameters, so they hold from the first statement without a round trip.
+    ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs, lock_timeout: statementTimeoutMs }),
     idleTimeoutMillis: 30_000,
     application_name: 'recrutamento-api'
   })
@@ -72,8 +81,11 @@ export function createDatabase (settings: DatabaseSettings): Database {
     : { host: embedded.host, port: embedded.port, user: 'postgres', database: 'postgres' }
   // The embedded database's connections share one session, where the same statement name prepared by
   // two connections would collide: there, statements stay unnamed.
-  const queries = pool(connection, settings, settings.poolSize ?? 10, embedded === undefined && settings.preparedStatements !== false)
-  const probe = pool(connection, settings, 1)
+  // The embedded database serves one session to every connection and takes no startup parameters:
+  // the statement deadline is PostgreSQL's.
+  const statementTimeoutMs = embedded === undefined ? settings.statementTimeoutMs : undefined
+  const queries = pool(connection, settings, settings.poolSize ?? 10, { prepared: embedded === undefined && settings.preparedStatements !== false, statementTimeoutMs })
+  const probe = pool(connection, settings, 1, { statementTimeoutMs })
   // Kysely ends the pool only if a query ever ran; ending it ourselves covers the other case.
   let ended = false
   const endOnce = async (): Promise<void> => {

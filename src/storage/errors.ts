@@ -1,6 +1,8 @@
 // Errors that mean the database cannot be reached right now, as opposed to a query that is wrong.
 // ENOENT: the embedded database's socket is missing while its process restarts.
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300'])
+// 42P05 and 26000: a pooler refused a named statement (src/storage/prepared-statements.ts); the
+// statement did not run, and the next ones go unnamed.
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300', '42P05', '26000'])
 
 export function isDatabaseUnavailable (error: unknown): boolean {
   if (!(error instanceof Error)) return false
@@ -24,4 +26,13 @@ export function isUniqueViolation (error: unknown, constraint?: string): boolean
 /** A foreign key refused the change (SQLSTATE 23503). */
 export function isForeignKeyViolation (error: unknown): boolean {
   return sqlState(error) === '23503'
+}
+
+/**
+ * The database gave up on a statement at the deadline the service set it: statement_timeout
+ * cancelled it (57014) or lock_timeout refused a lock (55P03). Its transaction is rolled back.
+ */
+export function isDatabaseDeadline (error: unknown): boolean {
+  const code = sqlState(error)
+  return code === '57014' || code === '55P03'
 }

@@ -17,17 +17,39 @@ export function statementName (text: string): string | undefined {
   return name
 }
 
+// A pooler in transaction mode (PgBouncer before 1.21) hands each transaction any server connection:
+// a name prepared on one is missing on the next (26000) or prepared there already (42P05).
+const POOLER_REFUSALS = new Set(['42P05', '26000'])
+
+/** Whether a statement failed because a connection pooler does not keep prepared statements. */
+function isPreparedStatementRefused (error: unknown): boolean {
+  return POOLER_REFUSALS.has((error as { code?: string } | null)?.code ?? '')
+}
+
 /**
- * A `pg` client that names what Kysely sends as (text, values). Statements without values (`begin`,
- * `commit`, `select 1`) stay unnamed: there is nothing to plan once for them.
+ * A `pg` client class that names what Kysely sends as (text, values). Statements without values
+ * (`begin`, `commit`, `select 1`) stay unnamed: there is nothing to plan once for them. From the
+ * first statement a pooler refuses for its name, the pool's clients send unnamed statements only,
+ * and `onRefused` is told once.
  */
-export class PreparingClient extends pg.Client {
-  override query (...args: unknown[]): any {
-    const [text, values] = args
-    if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
-      const name = statementName(text)
-      if (name !== undefined) return super.query({ name, text, values })
+export function preparingClient (onRefused: () => void): typeof pg.Client {
+  let naming = true
+  return class PreparingClient extends pg.Client {
+    override query (...args: unknown[]): any {
+      const [text, values] = args
+      if (naming && typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
+        const name = statementName(text)
+        if (name !== undefined) {
+          return super.query({ name, text, values }).catch((error: unknown) => {
+            if (naming && isPreparedStatementRefused(error)) {
+              naming = false
+              onRefused()
+            }
+            throw error
+          })
+        }
+      }
+      return (super.query as (...rest: unknown[]) => unknown)(...args)
     }
-    return (super.query as (...rest: unknown[]) => unknown)(...args)
   }
 }

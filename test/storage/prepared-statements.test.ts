@@ -3,6 +3,8 @@ import { sql } from 'kysely'
 import { createDatabase } from '../../src/storage/database.js'
 import { freshDataDir } from '../support/pglite-template.js'
 import { freshPostgresDatabase } from '../support/services.js'
+import { startOwnPgBouncer } from '../support/pgbouncer.js'
+import { bearer, build } from '../helper.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import { createCandidatosRepository } from '../../src/storage/candidatos-repository.js'
 import { createVagasRepository } from '../../src/storage/vagas-repository.js'
@@ -71,4 +73,27 @@ t.test('PostgreSQL with preparedStatements false (behind a pooler in transaction
   t.equal((await sql<{ doubled: number }>`select ${4}::int * 2 as "doubled"`.execute(database.db)).rows[0]?.doubled, 8)
   const prepared = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(database.db)
   t.same(prepared.rows, [], 'the statement went unnamed')
+})
+
+t.test('behind a pooler in transaction mode, the first refused named statement switches the service to unnamed ones', async t => {
+  const databaseUrl = await freshPostgresDatabase(t)
+  if (databaseUrl === undefined) return
+  const viaPooler = await startOwnPgBouncer(t, databaseUrl, 'transaction')
+  if (viaPooler === undefined) return
+  const lines: string[] = []
+  const app = await build(t, { env: { DATABASE_URL: viaPooler, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '8' }, logStream: { write: line => { lines.push(line) } } })
+  await app.health.lifecycle.reached('serving')
+  const headers = await bearer({ scope: 'vagas:read vagas:write' })
+  const statuses = new Map<number, number>()
+  for (let round = 0; round < 10; round++) {
+    const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => (i % 2 === 0
+      ? await app.inject({ method: 'POST', url: '/api/v2/vagas', headers, payload: { titulo: `Vaga ${round}.${i}` } })
+      : await app.inject({ url: '/api/v2/vagas?limit=5', headers })).statusCode))
+    for (const status of answers) statuses.set(status, (statuses.get(status) ?? 0) + 1)
+  }
+  t.notOk(statuses.has(500), `no 500 (${JSON.stringify(Object.fromEntries(statuses))})`)
+  t.ok((statuses.get(200) ?? 0) + (statuses.get(201) ?? 0) >= 190, 'at most the first few requests meet the refusal, as a 503')
+  t.equal(lines.filter(line => line.includes('refused named prepared statements')).length, 1, 'said once, in one line')
+  const after = await Promise.all(Array.from({ length: 20 }, async () => (await app.inject({ url: '/api/v2/vagas?limit=5', headers })).statusCode))
+  t.same([...new Set(after)], [200], 'then every request is served')
 })
