@@ -2,17 +2,31 @@
 // the PostgreSQL wire protocol on a Unix socket, so the service reaches it with `pg` like any
 // PostgreSQL, and neither opening it nor any query runs on the service's event loop.
 // embedded-database.ts starts it, restarts it if it dies, and stops it by closing the IPC channel.
-import { chmodSync, rmSync } from 'node:fs'
+import { chmodSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { dirname, join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketHandler, type PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket'
+import { lockDataDir } from './data-dir-lock.js'
 import { SessionQueue } from './session-queue.js'
 
 const [directory, socketPath] = process.argv.slice(2) as [string, string]
+// How often the socket file is checked: one deleted under us is made again.
+const SOCKET_CHECK_MS = 1000
 
 function fail (error: unknown): never {
   process.stderr.write(`embedded database failed: ${(error as Error).message}\n`)
   process.exit(1)
+}
+
+// A lock of the database process's own, beside its service's: a database process that outlived its
+// service (frozen when the service was killed) still holds the directory, and a new one waits for it
+// to go (its service restarts it until then) instead of opening the same files and socket twice.
+let unlock: () => void
+try {
+  unlock = lockDataDir(join(dirname(socketPath), 'pglite-server.lock'), dirname(socketPath))
+} catch (error) {
+  fail(error)
 }
 
 const db = await PGlite.create(directory)
@@ -28,14 +42,40 @@ const server = createServer(socket => {
   })
 })
 server.on('error', fail)
-rmSync(socketPath, { force: true }) // left behind by a process that was killed
-server.listen(socketPath, () => {
-  chmodSync(socketPath, 0o600) // the database trusts whoever connects: only our own user may
-  process.send?.('ready')
-})
+let listening: number | undefined // the inode of the socket file this process serves on
+
+function listen (then: () => void): void {
+  rmSync(socketPath, { force: true }) // left behind by a process that was killed
+  server.listen(socketPath, () => {
+    chmodSync(socketPath, 0o600) // the database trusts whoever connects: only our own user may
+    listening = statSync(socketPath).ino
+    then()
+  })
+}
+
+function socketIsOurs (): boolean {
+  try {
+    return statSync(socketPath).ino === listening
+  } catch {
+    return false
+  }
+}
+
+listen(() => process.send?.('ready'))
+// Connections already open keep working on a deleted socket file, new ones would find nothing.
+setInterval(() => {
+  if (listening === undefined || socketIsOurs()) return
+  listening = undefined
+  server.close()
+  listen(() => process.stderr.write('embedded database: its socket file had gone; serving on a new one\n'))
+}, SOCKET_CHECK_MS).unref()
 
 // The service closes the channel to stop us, or it died: either way the database closes cleanly.
+// Closing the server unlinks the socket path: never one another process serves on now.
 process.once('disconnect', () => {
-  server.close()
-  db.close().then(() => process.exit(0), fail)
+  if (socketIsOurs()) server.close()
+  db.close().then(() => {
+    unlock()
+    process.exit(0)
+  }, fail)
 })
