@@ -7,7 +7,8 @@ import { type Problem } from '../src/http/problem.js'
 import { problem } from '../src/http/error-catalogue.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
 import { routePolicy } from '../src/http/route-policy.js'
-import { canonicalPath, uriRuleViolation } from '../src/http/uri-rules.js'
+import { canonicalPath, originTarget, uriRuleViolation } from '../src/http/uri-rules.js'
+import { headerCount } from '../src/http/raw-headers.js'
 
 export interface HttpConventionsOptions {
   /** Paths served by third-party plugins (documents, well-known URIs) that the URI rules do not bind. */
@@ -36,6 +37,10 @@ function createRouteTable () {
     },
     methodsAt (path: string): Set<string> | undefined {
       return router.find('GET', path)?.store as Set<string> | undefined
+    },
+    /** Every method some path serves: what OPTIONS * lists. */
+    allMethods (): Set<string> {
+      return new Set([...methodsByPath.values()].flatMap(methods => [...methods]))
     }
   }
 }
@@ -89,9 +94,14 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
 
   // RFC 9112 section 3.2: an HTTP/1.1 request without Host is refused with 400. Node would answer a
   // bare 400 of its own (its requireHostHeader option is off, see src/server-options.ts).
+  // Two Host headers are refused too (RFC 9112 section 3.2): Node keeps the first and drops the other.
   fastify.addHook('onRequest', function requireHost (request: FastifyRequest, _reply: FastifyReply, done: (error?: Problem) => void) {
     if ((request.headers.host ?? '') === '' && request.raw.httpVersion !== '1.0') {
       done(problem('MissingHost'))
+      return
+    }
+    if (headerCount(request.raw.rawHeaders, 'host') > 1) {
+      done(problem('MalformedRequest', { detail: 'The request carries more than one Host header.' }))
       return
     }
     done()
@@ -110,6 +120,10 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
   })
 
   async function notFound (request: FastifyRequest, reply: FastifyReply) {
+    // OPTIONS * asks about the server as a whole (RFC 9110 section 9.3.7).
+    if (request.method === 'OPTIONS' && request.url === '*') {
+      return reply.code(200).header('allow', allowHeader(routes.allMethods())).header('content-length', '0').send()
+    }
     const path = pathOf(request.url)
     const methods = routes.methodsAt(path)
     if (methods !== undefined) {
@@ -124,10 +138,10 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
     const canonical = canonicalPath(path)
     const canonicalMethods = canonical === path ? undefined : routes.methodsAt(canonical)
     if (canonicalMethods?.has(request.method) === true && (request.method === 'GET' || request.method === 'HEAD')) {
-      // Built from the URL the client sent: a rewritten URL (`/api/v2/x` routed as `/api/x`) keeps its version.
-      const sent = pathOf(request.originalUrl)
-      const query = request.originalUrl.slice(sent.length)
-      return reply.code(301).header('location', canonicalPath(sent) + query).send()
+      // Built from the URL the client sent: a rewritten URL (`/api/v2/x` routed as `/api/x`) keeps its
+      // version. Only its path and query: never a host the client named.
+      const sent = originTarget(request.originalUrl)
+      return reply.code(301).header('location', canonicalPath(sent.path) + sent.query).send()
     }
     throw problem('NotFound')
   }

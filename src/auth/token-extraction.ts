@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { headerCount } from '../http/raw-headers.js'
 import { InvalidAuthRequestError, InvalidTokenError } from './errors.js'
 
 export type TokenSource = 'header' | 'query' | 'body'
@@ -18,17 +19,10 @@ const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
 const AUTHORIZATION = /^([A-Za-z0-9!#$%&'*+.^_`|~-]+)(?:[ \t]+(.*))?$/
 const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i
 
-// Node keeps the first of two Authorization headers and drops the other: only the raw list shows both.
-function authorizationHeaderCount (rawHeaders: string[]): number {
-  let count = 0
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'authorization') count++
-  return count
-}
-
 function headerToken (request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (header === undefined) return undefined
-  if (authorizationHeaderCount(request.raw.rawHeaders) > 1) throw new InvalidAuthRequestError('The request carries more than one Authorization header; send exactly one.')
+  if (headerCount(request.raw.rawHeaders, 'authorization') > 1) throw new InvalidAuthRequestError('The request carries more than one Authorization header; send exactly one.')
   const match = AUTHORIZATION.exec(header.trim())
   // Credentials of another scheme (Basic, Digest...) are not ours: the request carries no bearer token.
   if (match === null || match[1]!.toLowerCase() !== 'bearer') return undefined

@@ -32,3 +32,15 @@ export function canonicalPath (path: string): string {
   canonical = canonical.replace(/\.[a-z0-9]{1,8}$/, '')
   return canonical === '' ? '/' : canonical
 }
+
+/**
+ * The path and query of a request target, as they may appear in a redirect on this origin: the
+ * absolute form's scheme and authority are dropped (RFC 9112 section 3.2.2) and leading slashes
+ * collapsed, so a Location built from them never names another host.
+ */
+export function originTarget (target: string): { path: string, query: string } {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target)
+  const rest = (authority === null ? target : target.slice(authority[0].length)).replace(/^\/*/, '/')
+  const query = rest.indexOf('?')
+  return query === -1 ? { path: rest, query: '' } : { path: rest.slice(0, query), query: rest.slice(query) }
+}

@@ -151,3 +151,32 @@ t.test('an anonymous request to a protected route is refused with 401 before its
   const twice = await app.inject({ method: 'POST', url: '/api/v1/vagas', headers: { authorization: ['Bearer a', 'Bearer b'] as unknown as string, 'content-type': 'application/json' }, payload: '{}' })
   t.equal(twice.statusCode, 400, 'two Authorization headers are refused from the head too')
 })
+
+t.test('two Host headers answer 400; a redirect never takes its host from the request target', async t => {
+  const { app } = await ready(t)
+  const port = await listening(app)
+  const doubled = await rawConnection(t, port)
+  doubled.socket.write('GET /ping HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\n\r\n')
+  const refused = await answerOf(doubled.received)
+  t.match(refused.head, /^HTTP\/1\.1 400 /)
+  t.match(refused.body, { status: 400, code: 'MalformedRequest', detail: /more than one Host/ })
+
+  for (const target of ['http://evil.example/PING/', 'https://evil.example:8443/Ping/?x=1', '//evil.example/PING/']) {
+    const { socket, received } = await rawConnection(t, port)
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: api.example\r\n\r\n`)
+    await eventually(() => { if (!received().includes('\r\n\r\n')) throw new Error(received()) })
+    const location = /^location: (.*)$/im.exec(received())?.[1]?.trim()
+    t.ok(location === undefined || (location.startsWith('/') && !location.startsWith('//')), `${target}: answered ${received().split('\r\n')[0]}, location ${location}`)
+    t.notMatch(location ?? '', /evil\.example/, `${target}: no other host in Location`)
+  }
+})
+
+t.test('OPTIONS * answers 200 with the methods the server supports', async t => {
+  const { app } = await ready(t)
+  const port = await listening(app)
+  const { socket, received } = await rawConnection(t, port)
+  socket.write('OPTIONS * HTTP/1.1\r\nHost: api.example\r\n\r\n')
+  await eventually(() => { if (!received().includes('\r\n\r\n')) throw new Error(received()) })
+  t.match(received(), /^HTTP\/1\.1 200 /)
+  t.match(received(), /^allow: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT\r$/im)
+})
