@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { logCause } from '../src/health/log-cause.js'
-import { assess, instanceKey, isHeartbeat, type Heartbeat } from '../src/health/heartbeats.js'
+import { assess, instanceDetails, instanceKey, isHeartbeat, type Heartbeat } from '../src/health/heartbeats.js'
 import type { CheckDetails } from '../src/health/registry.js'
 import { worstOf } from '../src/health/status.js'
 
@@ -19,8 +19,30 @@ declare module 'fastify' {
 }
 
 const REDIS_KEY = 'heartbeats'
+// The same instances by the time of their newest heartbeat: the longest silent are found first.
+const REDIS_RECENCY_KEY = 'heartbeats:received'
 // An instance silent this long is forgotten: it was scaled away, not lost.
-const FORGET_AFTER_MS = 24 * 60 * 60 * 1000
+const FORGET_AFTER_MS = 60 * 60 * 1000
+
+// Records a heartbeat and, in the same step, drops the instances silent for FORGET_AFTER_MS and,
+// past the bound, the longest silent (lowest score first). KEYS: the hash, the recency set.
+// ARGV: instance key, heartbeat JSON, received at, forget before, most instances kept.
+const RECORD_SCRIPT = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+local drop = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4], 'LIMIT', 0, 100)
+local over = redis.call('ZCARD', KEYS[2]) - #drop - tonumber(ARGV[5])
+if over > 0 then
+  for _, key in ipairs(redis.call('ZRANGE', KEYS[2], #drop, #drop + math.min(over, 100) - 1)) do table.insert(drop, key) end
+end
+if #drop > 0 then
+  redis.call('ZREM', KEYS[2], unpack(drop))
+  redis.call('HDEL', KEYS[1], unpack(drop))
+end
+return #drop
+`
+
+interface ScriptedRedis { recordHeartbeat: (hash: string, recency: string, key: string, json: string, receivedAt: number, forgetBefore: number, max: number) => Promise<number> }
 
 /**
  * Known worker instances and the `workers` dependency. With Redis every instance of the service sees
@@ -30,19 +52,28 @@ const FORGET_AFTER_MS = 24 * 60 * 60 * 1000
 async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
   const { redis, config } = fastify
   const log = fastify.log.child({ component: 'heartbeats' })
+  const max = config.HEARTBEAT_MAX_INSTANCES
+  // In the order of their newest heartbeat (each is deleted and set again): the first is the longest silent.
   const local = new Map<string, Heartbeat>()
 
-  function forgetOld (now: number): void {
-    for (const [key, heartbeat] of local) if (now - heartbeat.receivedAt > FORGET_AFTER_MS) local.delete(key)
+  function keepLocally (key: string, heartbeat: Heartbeat): void {
+    local.delete(key)
+    local.set(key, heartbeat)
+    for (const [oldest, { receivedAt }] of local) {
+      if (local.size <= max && heartbeat.receivedAt - receivedAt <= FORGET_AFTER_MS) break
+      local.delete(oldest)
+    }
   }
+
+  if (redis !== null && !('recordHeartbeat' in redis)) redis.defineCommand('recordHeartbeat', { numberOfKeys: 2, lua: RECORD_SCRIPT })
 
   const heartbeats: Heartbeats = {
     async record (heartbeat) {
-      local.set(instanceKey(heartbeat), heartbeat)
-      forgetOld(Date.now())
+      const key = instanceKey(heartbeat)
+      keepLocally(key, heartbeat)
       if (redis === null) return
       try {
-        await redis.hset(REDIS_KEY, instanceKey(heartbeat), JSON.stringify(heartbeat))
+        await (redis as unknown as ScriptedRedis).recordHeartbeat(REDIS_KEY, REDIS_RECENCY_KEY, key, JSON.stringify(heartbeat), heartbeat.receivedAt, heartbeat.receivedAt - FORGET_AFTER_MS, max)
       } catch (error) {
         log.warn(logCause(error), 'heartbeat kept locally: redis is unavailable')
       }
@@ -71,9 +102,7 @@ async function heartbeatsPlugin (fastify: FastifyInstance): Promise<void> {
   // Workers are a dependency to watch, not a reason to take the API out of rotation: deep only.
   fastify.health.register('workers', async () => {
     const states = assess(await heartbeats.list(), config.HEARTBEAT_TOLERANCE, Date.now())
-    const details: CheckDetails = { instances: states.length }
-    for (const state of states) details[state.key] = state.status
-    return { status: worstOf(states.map(state => state.status)), details }
+    return { status: worstOf(states.map(state => state.status)), details: instanceDetails(states) as CheckDetails }
   }, { tags: ['deep'], critical: false })
 }
 

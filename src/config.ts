@@ -88,6 +88,7 @@ export const ConfigSchema = Type.Object({
   HEARTBEAT_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'a bearer token with the heartbeat:write scope' })),
   HEARTBEAT_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
   HEARTBEAT_TOLERANCE: Type.Number({ minimum: 1, maximum: 100, default: 3, description: 'a multiplier from 1 to 100' }),
+  HEARTBEAT_MAX_INSTANCES: Type.Integer({ minimum: 1, maximum: 100000, default: 1000, description: 'worker instances whose heartbeats are kept, from 1 to 100000; a new one past it replaces the longest silent' }),
   HEARTBEAT_MAX_SKEW_MS: Type.Integer({ minimum: 0, maximum: 3600000, default: 30000, description: 'milliseconds from 0 to 3600000' }),
   // Tracing is configured by the standard OTEL_* variables (docs/operations.md, "Tracing"); this one is the service's own.
   TRACE_PROBES: Type.Boolean({ default: false, description: 'true or false: trace /ping and the health probes too (balancers poll them constantly)' }),

@@ -41,3 +41,14 @@ export function isHeartbeat (value: unknown): value is Heartbeat {
   return typeof v === 'object' && v !== null && typeof v.service === 'string' && typeof v.instanceId === 'string' &&
     typeof v.receivedAt === 'number' && typeof v.intervalMs === 'number' && typeof v.timestamp === 'string'
 }
+
+// /health/deep lists at most this many instances by name, the unhealthy ones first; it counts them all.
+const LISTED_INSTANCES = 50
+
+/** The `workers` check's details: counts of every instance, and a bounded list of them by name. */
+export function instanceDetails (states: readonly InstanceState[]): Record<string, string | number> {
+  const unhealthy = states.filter(state => state.status !== 'Healthy')
+  const details: Record<string, string | number> = { instances: states.length, unhealthy: unhealthy.length }
+  for (const state of [...unhealthy, ...states.filter(state => state.status === 'Healthy')].slice(0, LISTED_INSTANCES)) details[state.key] = state.status
+  return details
+}

@@ -119,3 +119,29 @@ t.test('with HEARTBEAT_URL the service pushes its own heartbeat', async t => {
   t.match(seen, { status: 'Healthy', details: { instances: 1 } })
   t.ok(Object.keys(seen?.details as object).some(key => key.startsWith('recrutamento-api/')))
 })
+
+/** Sends a heartbeat from each of `count` distinct instances, `from` on, 50 at a time. */
+async function beatFrom (app: FastifyInstance, from: number, count: number): Promise<void> {
+  const headers = await bearer({ scope: 'heartbeat:write' })
+  for (let i = from; i < from + count; i += 50) {
+    const sent = await Promise.all(Array.from({ length: Math.min(50, from + count - i) }, (_, j) =>
+      app.inject({ method: 'POST', url: '/heartbeats', headers, payload: beat({ instanceId: `worker-${i + j}` }) })))
+    assert.ok(sent.every(res => res.statusCode === 204))
+  }
+}
+
+for (const withRedis of [false, true]) {
+  t.test(`instances are bounded by HEARTBEAT_MAX_INSTANCES, the longest silent going first, and /health/deep stays small${withRedis ? ', through Redis' : ''}`, async t => {
+    const redisUrl = withRedis ? requireService(t, 'TEST_REDIS_URL') : undefined
+    if (withRedis && redisUrl === undefined) return
+    const app = await build(t, { env: { ...FAST, RATE_LIMIT_MAX: '0', HEARTBEAT_MAX_INSTANCES: '300', ...(redisUrl !== undefined && { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats-bound') }) } })
+    if (withRedis) await untilCacheHealthy(app)
+    await beatFrom(app, 0, 2000)
+    const deep = await app.inject({ url: '/health/deep', headers: await bearer({ scope: 'health:read' }) })
+    const details = deep.json().checks.workers.details as Record<string, unknown>
+    t.equal(details.instances, 300, 'the newest 300 are kept')
+    t.notOk('mailer/worker-0' in details, 'the first, silent the longest, is gone')
+    t.ok(Object.keys(details).length <= 52, `/health/deep lists a bounded number of them (${Object.keys(details).length} keys)`)
+    t.ok(deep.body.length < 10_000, `and stays small (${deep.body.length} bytes)`)
+  })
+}
