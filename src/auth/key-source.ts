@@ -15,11 +15,6 @@ export type KeySource =
 
 const JWT_KEY_SETTINGS = ['AUTH_JWT_SECRET', 'AUTH_PUBLIC_KEY_FILE', 'AUTH_JWKS_URL'] as const
 
-/** True when any setting names how tokens are verified. */
-export function hasKeySetting (config: Config): boolean {
-  return JWT_KEY_SETTINGS.some(name => config[name] !== undefined) || config.AUTH_INTROSPECTION_URL !== undefined
-}
-
 function readPublicKey (path: string): { key: string, algorithms: Algorithm[] } {
   let pem: string
   try {

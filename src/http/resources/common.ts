@@ -154,10 +154,6 @@ export function fingerprint (version: string, body: unknown): string {
   return createHash('sha256').update(version).update('\n').update(JSON.stringify(canonical(body ?? null))).digest('base64url')
 }
 
-export function laterOf<T extends Date | Instant> (a: T, b: T | undefined): T {
-  return b !== undefined && b > a ? b : a
-}
-
 /** Links in the version that serves the request. */
 export function hrefOf (request: FastifyRequest): (path: string) => string {
   return path => request.apiHref(path)
