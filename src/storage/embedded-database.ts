@@ -80,7 +80,7 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
     started.on('message', message => {
       if (message !== 'ready') return
       failures = 0
-      log?.info({ pid: started.pid }, 'embedded database serving')
+      log?.info({ databasePid: started.pid }, 'embedded database serving')
       settle('serving')
     })
     started.on('exit', (code, signal) => {

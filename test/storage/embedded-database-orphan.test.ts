@@ -5,20 +5,14 @@ import { join } from 'node:path'
 import { bearer } from '../helper.js'
 import { eventually } from '../support/eventually.js'
 import { freshDataDir } from '../support/pglite-template.js'
-import { startServerProcess, untilReady, type ServerProcess } from '../support/server-process.js'
-
-/** The embedded database process of a service, from its start-up log line (its `pid` field is the last). */
-function databasePid (server: ServerProcess): number {
-  const line = server.output().split('\n').find(text => text.includes('embedded database serving'))
-  if (line === undefined) throw new Error(`no embedded database line yet:\n${server.output()}`)
-  return (JSON.parse(line) as { pid: number }).pid
-}
+import { embeddedDatabasePid } from '../support/embedded-database.js'
+import { startServerProcess, untilReady } from '../support/server-process.js'
 
 t.test('a database process that outlived its killed service never serves beside its successor\'s', async t => {
   const dataDir = await freshDataDir(t)
   const first = await startServerProcess(t, { DATA_DIR: dataDir })
   await untilReady(first.url, 60_000)
-  const orphan = await eventually(() => databasePid(first), { timeout: 10_000 })
+  const orphan = embeddedDatabasePid(first.child.pid!)
   // Frozen while its service is killed, as a stuck process or a paused container would be.
   process.kill(orphan, 'SIGSTOP')
   t.teardown(() => { try { process.kill(orphan, 'SIGKILL') } catch {} })

@@ -8,7 +8,7 @@ t.test('the embedded database runs in a process of its own, not on the service\'
   await untilReady(server.url)
   const database = embeddedDatabasePid(server.child.pid!)
   t.not(database, server.child.pid)
-  t.match(server.output(), /"msg":"embedded database serving"/)
+  t.match(server.output(), /"databasePid":\d+,"msg":"embedded database serving"/, 'the database process\'s id under a key of its own: pino\'s `pid` is the service\'s')
 })
 
 t.test('two instances on one DATA_DIR: the second refuses with one line, the first keeps serving', async t => {
