@@ -12,7 +12,7 @@ use_node_major="${use_node_version%%.*}"
 if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$use_node_major" ]; then
   case "$(uname -m)" in x86_64) use_node_cpu=x64 ;; aarch64 | arm64) use_node_cpu=arm64 ;; *) use_node_cpu="$(uname -m)" ;; esac
   use_node_os="$(uname -s | tr '[:upper:]' '[:lower:]')"
-  use_node_dir="${XDG_CACHE_HOME:-$HOME/.cache}/recrutamento-api/node-$use_node_version-$use_node_os-$use_node_cpu"
+  use_node_dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/recrutamento-api/node-$use_node_version-$use_node_os-$use_node_cpu"
   if [ ! -x "$use_node_dir/bin/node" ]; then
     echo "fetching Node.js $use_node_version (node-$use_node_os-$use_node_cpu) from the npm registry into $use_node_dir" >&2
     use_node_tmp="$(mktemp -d)"
