@@ -7,7 +7,7 @@ const SERVICE_NAME = 'recrutamento-api'
 
 /**
  * With HEARTBEAT_URL set, this instance pushes its own heartbeat there every HEARTBEAT_INTERVAL_MS
- * (spec section 6), with HEARTBEAT_TOKEN as bearer token when given. It stops when shutdown begins.
+ * (docs/operations.md, "Health and status"), with HEARTBEAT_TOKEN as bearer token when given. It stops when shutdown begins.
  */
 async function heartbeatSender (fastify: FastifyInstance): Promise<void> {
   const { HEARTBEAT_URL: url, HEARTBEAT_TOKEN: token, HEARTBEAT_INTERVAL_MS: interval } = fastify.config

@@ -15,7 +15,7 @@ const RevokeBody = Type.Object({
 // Access tokens are short-lived; a revocation without a known expiry outlives any of them.
 const DEFAULT_TTL_SECONDS = 24 * 3600
 
-/** The token deny-list (spec section 5 rule 4): bearer tokens have no native revocation. */
+/** The token deny-list (docs/api.md, "Revocation"): bearer tokens have no native revocation. */
 const revokedTokens: FastifyPluginAsyncTypebox = async (fastify) => {
   const denyList = fastify.tokenDenyList
 

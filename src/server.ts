@@ -30,7 +30,7 @@ const FLUSH_MARGIN_MS = 250
 
 async function start (): Promise<void> {
   const { config, https } = readConfig()
-  // With TLS_CERT_FILE and TLS_KEY_FILE the service serves HTTPS itself (spec section 5 rule 1).
+  // With TLS_CERT_FILE and TLS_KEY_FILE the service serves HTTPS itself (docs/api.md, "Transport").
   // The app is the same either way; only the listening server differs, so one instance type serves both.
   // The HTTPS server takes the same limits (header size, header timeout) beside the TLS options.
   const shared = serverOptions(config)

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 
-// The versioned resource of spec section 4.5: one action per version, at one version-less path.
+// The versioned example resource (docs/api.md, "API versions"): one action per version, at one version-less path.
 const user: FastifyPluginAsyncTypebox = async (fastify) => {
   for (const version of fastify.apiVersions.versions) {
     const text = `user, served by API version ${version.version}`

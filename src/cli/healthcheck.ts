@@ -1,4 +1,4 @@
-// Command probe (spec section 4.3 rule 6): `npm run healthcheck -- [live|ready|startup] [--url URL] [--timeout MS]`,
+// Command probe (docs/operations.md, "Command probe"): `npm run healthcheck -- [live|ready|startup] [--url URL] [--timeout MS]`,
 // or `node dist/src/cli/healthcheck.js live` in a container's HEALTHCHECK. Exit codes: 0 healthy (HTTP 200),
 // 1 unhealthy or unreachable, 2 usage error (unknown probe, bad flag or setting).
 import { request as httpRequest } from 'node:http'

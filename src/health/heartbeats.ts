@@ -1,6 +1,6 @@
 import type { HealthStatus } from './status.js'
 
-/** A heartbeat as pushed by a worker (spec section 6), with what the service learned on receipt. */
+/** A heartbeat as pushed by a worker (docs/operations.md, "Health and status"), with what the service learned on receipt. */
 export interface Heartbeat {
   service: string
   instanceId: string

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { HEALTH_STATUSES } from './status.js'
 
-// Response shapes of the health endpoints (spec section 2), shared by the route files.
+// Response shapes of the health endpoints (docs/operations.md, "Health and status"), shared by the route files.
 
 export const HealthStatusSchema = Type.Union(HEALTH_STATUSES.map(status => Type.Literal(status)), {
   description: 'Healthy and Degraded answer 200; every other status answers 503'

@@ -1,4 +1,4 @@
-// Health statuses of spec section 3, their order of severity and their HTTP status (DESIGN.md section 3).
+// Health statuses, their order of severity and their HTTP status (docs/operations.md, "Health and status").
 
 export const HEALTH_STATUSES = ['Healthy', 'Unhealthy', 'Degraded', 'Unknown', 'Starting', 'NotReady', 'Timeout'] as const
 

@@ -1,4 +1,4 @@
-// The URI rules of the interface (spec section 1, rules 1-9), applied to route paths at start-up.
+// The URI rules of the interface (docs/api.md, "HTTP conventions"), applied to route paths at start-up.
 
 /** Segments that name a CRUD operation: the method carries the action, never the path (rule 9). */
 const CRUD_VERBS = new Set([

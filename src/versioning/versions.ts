@@ -5,9 +5,9 @@ import type { Config } from '../config.js'
 // route is then served in 3.0 too.
 
 export interface ApiVersionRow {
-  /** `major.minor` (spec section 9, rule 4). */
+  /** `major.minor` (docs/api.md, "API versions"). */
   readonly version: string
-  /** Served when a request names no version (spec section 9, rules 1-2). */
+  /** Served when a request names no version (docs/api.md, "API versions"). */
   readonly isDefault?: boolean
   /** Deprecation and sunset dates, when the version is deprecated, come from these settings. */
   readonly deprecationSetting?: keyof Config
@@ -27,7 +27,7 @@ export const API_VERSION_ROWS: readonly ApiVersionRow[] = [
 /** A version of the table with its dates resolved from the settings. */
 export interface ApiVersion {
   readonly version: string
-  /** `v` and the version, `.0` dropped: `v1`, `v2`, `v2.1` (spec section 9, rule 5). */
+  /** `v` and the version, `.0` dropped: `v1`, `v2`, `v2.1` (docs/api.md, "API versions"). */
   readonly group: string
   readonly isDefault: boolean
   readonly deprecated: boolean

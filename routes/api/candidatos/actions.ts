@@ -25,7 +25,7 @@ function refusalProblem (refusal: Refusal): Problem {
 }
 
 /**
- * The action routes of spec section 4.4: POST /candidatos/{id}/{action} performs an action, DELETE
+ * The action routes (docs/api.md, "Candidato states and actions"): POST /candidatos/{id}/{action} performs an action, DELETE
  * cancels it. Each is one transaction on the candidato's locked row, so concurrent actions queue and
  * each is decided on the state the previous one left.
  */

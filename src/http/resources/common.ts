@@ -38,7 +38,7 @@ export const LinkSchema = Type.Object({
   rel: Type.String({ description: '`self`, `edit`, a related resource, or an action name' }),
   href: Type.String({ description: 'The URI in the API version that served this representation' }),
   method: StringEnum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-}, { description: 'A hypermedia link (spec section 2): follow `href` with `method`' })
+}, { description: 'A hypermedia link: follow `href` with `method`' })
 export type Link = Static<typeof LinkSchema>
 export const Links = Type.Array(LinkSchema)
 
