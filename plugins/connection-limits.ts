@@ -26,7 +26,8 @@ async function connectionLimits (fastify: FastifyInstance): Promise<void> {
   const openFiles = openFileLimit()
   const cap = config.MAX_CONNECTIONS > 0 ? config.MAX_CONNECTIONS : openFiles === undefined ? undefined : connectionCap(openFiles)
   if (cap !== undefined) fastify.server.maxConnections = cap
-  fastify.log.info({ maxConnections: cap ?? null, openFileLimit: openFiles ?? null }, 'connection cap')
+  // Said once the instance is ready: a start that fails stays one line.
+  fastify.addHook('onReady', async () => { fastify.log.info({ maxConnections: cap ?? null, openFileLimit: openFiles ?? null }, 'connection cap') })
 
   // A connection that sends nothing is closed after NEW_CONNECTION_TIMEOUT: until its first byte
   // no request timeout applies to it, and thousands of silent sockets would each hold memory and a
