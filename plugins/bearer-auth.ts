@@ -193,8 +193,9 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     if (access === 'public') return
     const optional = access === 'optional'
     for (const scope of scopes) declaredScopes.add(scope)
-    // The rate limit's preParsing hook is in place already (the plugin depends on rate-limit), so a
-    // refusal is counted before it is answered.
+    // Load shedding's onRequest hook and the rate limit's preParsing hook are in place already (the
+    // plugin depends on both): an overloaded instance sheds before it verifies a token, and a refusal
+    // is counted before it is answered.
     addRouteHook(route, 'onRequest', authenticateHead(optional))
     addRouteHook(route, 'preParsing', answerRefusal)
     route.preValidation = [guard(scopes, optional), ...asArray(route.preValidation)]
@@ -202,4 +203,4 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'deny-list', 'rate-limit'] })
+export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'deny-list', 'load-shedding', 'rate-limit'] })
