@@ -57,8 +57,6 @@ function pool (connection: Connection, settings: DatabaseSettings, size: number,
     ...(prepared && { Client: preparingClient(() => settings.onPreparedStatementsRefused?.()) }),
     max: size,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 2000,
-    // Sent as startup parameters, so they hold from the first statement without a round trip.
-    ...(statementTimeoutMs > 0 && { statement_timeout: statementTimeoutMs, lock_timeout: statementTimeoutMs }),
     idleTimeoutMillis: 30_000,
     application_name: 'recrutamento-api'
   })
@@ -66,7 +64,12 @@ function pool (connection: Connection, settings: DatabaseSettings, size: number,
   // A connection can drop while idle (the pool reports it) or while checked out for a query (the
   // client reports it, and the query fails with it): neither may crash the process.
   created.on('error', report)
-  created.on('connect', client => client.on('error', report))
+  created.on('connect', client => {
+    client.on('error', report)
+    // Set on the session before its first statement (pg runs a client's queries in order). Not as
+    // startup parameters: a pooler such as PgBouncer refuses those it does not know.
+    if (statementTimeoutMs > 0) client.query(`set statement_timeout = ${statementTimeoutMs}; set lock_timeout = ${statementTimeoutMs}`).catch(report)
+  })
   return created
 }
 

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { withoutStatementDeadline } from './statement-deadline.js'
 import { IDEMPOTENCY_KEY_COLUMNS, type Schema } from './schema.js'
 import type { Instant } from '../domain/instant.js'
 
@@ -61,10 +62,14 @@ export function createIdempotencyRepository (db: Kysely<Schema>) {
 
     /** Forgets keys older than the retention time; returns how many. */
     async purgeExpired (): Promise<number> {
-      const result = await db.deleteFrom('idempotency_keys')
-        .where('created_at', '<', sql<Instant>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
-        .executeTakeFirst()
-      return Number(result.numDeletedRows)
+      // However many keys have expired, the purge runs to its end: no request waits on it.
+      return await db.transaction().execute(async trx => {
+        await withoutStatementDeadline(trx)
+        const result = await trx.deleteFrom('idempotency_keys')
+          .where('created_at', '<', sql<Instant>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
+          .executeTakeFirst()
+        return Number(result.numDeletedRows)
+      })
     }
   }
 }

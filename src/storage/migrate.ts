@@ -1,9 +1,20 @@
-import { Migrator, type Kysely, type MigrationResultSet } from 'kysely'
+import { Migrator, type Kysely, type MigrationResultSet, type Migration } from 'kysely'
 import { migrations } from './migrations/index.js'
+import { withoutStatementDeadline } from './statement-deadline.js'
+
+// A migration may run longer than a request's statement deadline (an index built on a large table):
+// inside the migrations' transaction it has none.
+const unbounded: Record<string, Migration> = Object.fromEntries(Object.entries(migrations).map(([name, migration]) => [name, {
+  ...migration,
+  up: async (db: Kysely<any>) => {
+    await withoutStatementDeadline(db)
+    await migration.up(db)
+  }
+}]))
 
 // Migrations run before the schema they create exists, so they see the database untyped.
 function migrator (db: Kysely<any>): Migrator {
-  return new Migrator({ db, provider: { getMigrations: async () => migrations } })
+  return new Migrator({ db, provider: { getMigrations: async () => unbounded } })
 }
 
 /** Applies every pending migration; throws with the failing migration's error. */

@@ -1,6 +1,10 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import pg from 'pg'
+import { sql } from 'kysely'
+import { createDatabase } from '../../src/storage/database.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
+import { withoutStatementDeadline } from '../../src/storage/statement-deadline.js'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { bearer, build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
@@ -113,4 +117,19 @@ t.test('SIGTERM while creates wait for a lock: each answers 503 with nothing sto
   const stored = await storedCount(url, '%.sigterm@example.com')
   t.same(statuses.filter(status => status !== 503 && status !== 201), [], `every create answered: ${statuses.join(', ')}`)
   t.equal(stored, statuses.filter(status => status === 201).length, 'exactly the acknowledged rows are stored')
+})
+
+t.test('a request\'s statements meet the deadline; the service\'s own long work (migrations, the purge) does not', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  const database = createDatabase({ url, dataDir: '', poolSize: 2, statementTimeoutMs: 200 })
+  t.teardown(() => database.close())
+  await t.rejects(sql`select pg_sleep(0.5)`.execute(database.db), { code: '57014' }, 'a statement past the deadline is cancelled')
+  const slept = await database.db.transaction().execute(async trx => {
+    await withoutStatementDeadline(trx)
+    return (await sql<{ done: boolean }>`select true as done from pg_sleep(0.5)`.execute(trx)).rows[0]?.done
+  })
+  t.equal(slept, true, 'lifted for the rest of a transaction')
+  await t.rejects(sql`select pg_sleep(0.5)`.execute(database.db), { code: '57014' }, 'and only for it')
+  t.ok((await migrateToLatest(database.db)).length > 0, 'the migrations run on the same pool')
 })

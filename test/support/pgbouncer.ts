@@ -37,7 +37,7 @@ export async function startOwnPgBouncer (t: Test, databaseUrl: string, poolMode:
     `pool_mode = ${poolMode}`,
     'default_pool_size = 4',
     `logfile = ${join(dir, 'pgbouncer.log')}`,
-    'ignore_startup_parameters = extra_float_digits,statement_timeout,lock_timeout',
+    'ignore_startup_parameters = extra_float_digits',
     ''
   ].join('\n'))
   // PgBouncer will not run as root: as root, it is told to become the postgres user.
