@@ -1,14 +1,25 @@
 // Errors that mean the database cannot be reached right now, as opposed to a query that is wrong.
 // ENOENT: the embedded database's socket is missing while its process restarts.
-// 42P05 and 26000: a pooler refused a named statement (src/storage/prepared-statements.ts); the
-// statement did not run, and the next ones go unnamed.
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300', '42P05', '26000'])
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P02', '57P03', '53300'])
+
+// A pooler in transaction mode (PgBouncer before 1.21) hands each transaction any server connection:
+// a name prepared on one is missing on the next (26000) or prepared there already (42P05).
+const PREPARED_STATEMENT_REFUSALS = new Set(['42P05', '26000'])
+
+/**
+ * A connection pooler refused a named statement (src/storage/prepared-statements.ts): the statement
+ * did not run, and the next ones go unnamed.
+ */
+export function isPreparedStatementRefused (error: unknown): boolean {
+  return PREPARED_STATEMENT_REFUSALS.has(sqlState(error) ?? '')
+}
 
 export function isDatabaseUnavailable (error: unknown): boolean {
   if (!(error instanceof Error)) return false
   const code = (error as { code?: unknown }).code
   // SQLSTATE class 08 is "connection exception".
   if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true
+  if (isPreparedStatementRefused(error)) return true
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(error.message)
 }
 

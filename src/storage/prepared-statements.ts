@@ -1,6 +1,7 @@
 // Every parameterised statement the service sends to PostgreSQL goes as a named prepared statement:
 // each connection parses and plans a statement text once, then only binds and executes it.
 import pg from 'pg'
+import { isPreparedStatementRefused } from './errors.js'
 
 /** Past this many distinct texts, new ones go unnamed: the names a connection keeps stay bounded. */
 const MAX_NAMED_TEXTS = 500
@@ -15,15 +16,6 @@ export function statementName (text: string): string | undefined {
     names.set(text, name)
   }
   return name
-}
-
-// A pooler in transaction mode (PgBouncer before 1.21) hands each transaction any server connection:
-// a name prepared on one is missing on the next (26000) or prepared there already (42P05).
-const POOLER_REFUSALS = new Set(['42P05', '26000'])
-
-/** Whether a statement failed because a connection pooler does not keep prepared statements. */
-function isPreparedStatementRefused (error: unknown): boolean {
-  return POOLER_REFUSALS.has((error as { code?: string } | null)?.code ?? '')
 }
 
 /**
