@@ -70,7 +70,7 @@ app.get<{ Params: { version: string }, Querystring: ListQuery }>('/api/:version/
 })
 
 app.post<{ Body: { nome: string, email: string } }>('/api/:version/candidatos', async (request, reply) => {
-  const [row] = await run(pool, SQL.candidatoInsert, [[request.body.nome], [request.body.email]])
+  const [row] = await run(pool, SQL.candidatoInsert, [[request.body.nome], [request.body.email], [request.body.email.toLowerCase()]])
   return reply.code(201).send(row)
 })
 

@@ -29,8 +29,8 @@ order by 9`
 
 /** Candidatos in no vaga and no state but `cadastrado`, up to $1 of them: they appear in no list the workload asks. */
 const TOP_UP_CADASTRADOS = `
-insert into candidatos (nome, email, status)
-select 'Candidato extra ' || n, 'candidato-extra-' || n || '@example.com', 'cadastrado'
+insert into candidatos (nome, email, email_chave, status)
+select 'Candidato extra ' || n, 'candidato-extra-' || n || '@example.com', 'candidato-extra-' || n || '@example.com', 'cadastrado'
 from generate_series(1, $1::int - (select count(*) from candidatos where status = 'cadastrado')::int) as n`
 
 export async function seedWorkload (url: string, sizes: SeedSizes): Promise<WorkloadData> {

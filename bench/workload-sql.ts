@@ -38,7 +38,7 @@ export const SQL = {
   vagasPageOffset: { name: 'vagas-page-offset', text: batched([['fetch', 'int8'], ['offset', 'int8']], `select ${VAGA_COLUMNS}, ${TOTAL} ${VAGAS_NEWEST_FIRST} offset "p"."offset"`) },
   vagasPage: { name: 'vagas-page', text: batched([['fetch', 'int8']], `select ${VAGA_COLUMNS} ${VAGAS_NEWEST_FIRST}`) },
   /** Creates: arrays of names and addresses (the service batches; the baseline sends one of each). */
-  candidatoInsert: { name: 'candidato-insert', text: 'insert into candidatos (nome, email, status) select nome, email, \'cadastrado\' from unnest($1::text[], $2::text[]) as p(nome, email) order by lower(email) returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
+  candidatoInsert: { name: 'candidato-insert', text: 'insert into candidatos (nome, email, email_chave, status) select nome, email, email_chave, \'cadastrado\' from unnest($1::text[], $2::text[], $3::text[]) as p(nome, email, email_chave) order by email_chave returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
   begin: { name: '', text: 'begin' },
   commit: { name: '', text: 'commit' },
   /** Actions: arrays of ids, in one transaction (the service batches; the baseline sends one action). */

@@ -15,6 +15,9 @@ export const EMAIL_MAX_LENGTH = 254
  */
 export const EMAIL_PATTERN = '^[^\\s\\u0000@"(),:;<>\\[\\]\\\\]+@[^\\s\\u0000@"(),:;<>\\[\\]\\\\.]+(\\.[^\\s\\u0000@"(),:;<>\\[\\]\\\\.]+)+$'
 const EMAIL = new RegExp(EMAIL_PATTERN, 'u')
+// Characters that render as nothing (zero-width space and joiners, soft hyphen, direction marks): two
+// addresses that look the same must be the same address.
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}]/u
 
 export interface Candidato {
   id: string
@@ -35,13 +38,17 @@ export interface CandidatoFields {
   email: string
 }
 
-/** Two addresses that differ only in case are the same address. */
+/**
+ * What makes two addresses the same: compatibility forms (fullwidth letters, ligatures), composed and
+ * decomposed accents and case, in any script, do not make another address. NFKC again after the lower
+ * case, because lowering can leave a sequence that is not normalized. The unique index is on this key.
+ */
 export function emailKey (email: string): string {
-  return email.trim().toLowerCase()
+  return email.normalize('NFKC').toLowerCase().normalize('NFKC')
 }
 
 export function isEmail (value: string): boolean {
-  return value.length <= EMAIL_MAX_LENGTH && EMAIL.test(value)
+  return value.length <= EMAIL_MAX_LENGTH && EMAIL.test(value) && !INVISIBLE.test(value)
 }
 
 /** Rules beyond the shape of the JSON: a name of blanks is no name, and the address must look deliverable. */

@@ -78,7 +78,7 @@ const ENTRIES = [
   { status: 409, code: 'VagaFechada', detail: 'The vaga is closed and accepts no candidatos.', when: 'The target vaga is closed', answeredBy: 'route' },
   { status: 409, code: 'SameVaga', detail: 'The candidato is already in this vaga.', when: 'The target vaga is the candidato\'s current one', answeredBy: 'route' },
   { status: 409, code: 'VagaHasCandidatos', detail: 'Candidatos are in this vaga; move or remove them before removing it.', when: 'Candidatos are in the vaga; move or remove them first', answeredBy: 'route' },
-  { status: 409, code: 'DuplicateEmail', detail: 'Another candidato has this e-mail address (addresses are compared in any case).', when: 'Another candidato has this e-mail address', answeredBy: 'route' },
+  { status: 409, code: 'DuplicateEmail', detail: 'Another candidato has this e-mail address (addresses are compared in any case and Unicode form).', when: 'Another candidato has this e-mail address', answeredBy: 'route' },
   { status: 412, code: 'PreconditionFailed', detail: 'The resource has changed since the ETag in If-Match; read it again and retry. Nothing was changed.', when: 'If-Match names another version of the resource; nothing was changed', answeredBy: 'route' },
   { status: 413, code: 'BodyTooLarge', detail: 'The request body is larger than this operation accepts.', when: 'The body is larger than this operation accepts (BODY_LIMIT)', answeredBy: op => op.takesBody },
   { status: 414, code: 'UriTooLong', detail: 'A segment of the URL path is longer than this service accepts.', when: 'A path segment where an id or name goes is longer than 100 characters', answeredBy: op => op.parametric },

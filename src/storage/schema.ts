@@ -1,5 +1,5 @@
 // The tables as Kysely sees them; each migration that adds a table adds its interface here.
-import type { ColumnType, Generated, GeneratedAlways } from 'kysely'
+import type { ColumnType, Generated, GeneratedAlways, Selectable } from 'kysely'
 import type { CandidatoStatus } from '../domain/candidato.js'
 import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
@@ -22,6 +22,8 @@ export interface CandidatosTable {
   id: Generated<string>
   nome: string
   email: string
+  /** The address as compared for uniqueness (domain/candidato.ts emailKey). */
+  email_chave: string
   status: CandidatoStatus
   vaga_id: string | null
   transferido_de: string | null
@@ -57,6 +59,8 @@ export interface IdempotencyKeysTable {
 // newer instance's migration adds would otherwise fail it ("cached plan must not change result type").
 export const VAGA_COLUMNS = ['id', 'titulo', 'descricao', 'status', 'criado_em', 'atualizado_em', 'versao'] as const
 export const CANDIDATO_COLUMNS = ['id', 'nome', 'email', 'status', 'vaga_id', 'transferido_de', 'criado_em', 'atualizado_em', 'versao'] as const
+/** A candidato as statements return it: its columns but the comparison key. */
+export type CandidatoRow = Pick<Selectable<CandidatosTable>, typeof CANDIDATO_COLUMNS[number]>
 export const IDEMPOTENCY_KEY_COLUMNS = ['scope', 'key', 'fingerprint', 'status_code', 'headers', 'body', 'created_at'] as const
 
 export interface Schema {

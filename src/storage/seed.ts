@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import type { CandidatoStatus } from '../domain/candidato.js'
+import { emailKey, type CandidatoStatus } from '../domain/candidato.js'
 import type { Schema } from './schema.js'
 
 export interface SeedCounts {
@@ -38,9 +38,11 @@ export async function seed (db: Kysely<Schema>, counts: SeedCounts): Promise<See
     const rows = Array.from({ length: Math.min(BATCH, counts.candidatos - start) }, (_, i) => {
       const n = start + i
       const status = STATUSES[n % STATUSES.length]!
+      const email = `candidato-${n + 1}-${run}@example.com`
       return {
         nome: `Candidato ${n + 1}`,
-        email: `candidato-${n + 1}-${run}@example.com`,
+        email,
+        email_chave: emailKey(email),
         status,
         vaga_id: status === 'cadastrado' || vagaIds.length === 0 ? null : vagaIds[Math.floor(n / STATUSES.length) % vagaIds.length]!
       }

@@ -23,5 +23,12 @@ t.test('candidato fields', async t => {
     t.equal(isEmail(good), true, `${good} is an address`)
   }
   t.equal(isEmail(`${'a'.repeat(EMAIL_MAX_LENGTH)}@example.com`), false, 'too long')
-  t.equal(emailKey(' Ana@Example.COM '), 'ana@example.com')
+  for (const invisible of ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u202e', '\u180e']) {
+    t.equal(isEmail(`an${invisible}a@example.com`), false, `U+${invisible.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} renders as nothing: refused`)
+  }
+  t.equal(isEmail('josé@exemplo.com.br'), true, 'letters outside ASCII are fine')
+  t.equal(emailKey('Ana@Example.COM'), 'ana@example.com')
+  t.equal(emailKey('JOSE\u0301@x.com'), emailKey('jos\u00e9@x.com'), 'composed and decomposed accents')
+  t.equal(emailKey('\uff21\uff4e\uff41@x.com'), 'ana@x.com', 'fullwidth letters')
+  t.equal(emailKey('\u0130@x.com'), emailKey('i\u0307@x.com'), 'a lower case that needs normalizing again')
 })

@@ -41,6 +41,25 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     t.same(await candidatos.remove(bia.id), { outcome: 'not-found' })
   })
 
+  t.test('candidatos: an address is one address in any Unicode form and case; the stored text is what was sent', async t => {
+    const jose = await candidatos.create({ nome: 'José', email: 'jos\u00e9@exemplo.com.br' })
+    const forms = {
+      decomposed: 'jose\u0301@exemplo.com.br',
+      'upper case outside ASCII': 'JOS\u00c9@EXEMPLO.COM.BR',
+      'upper case, decomposed': 'JOSE\u0301@exemplo.com.br',
+      fullwidth: '\uff4a\uff4f\uff53\u00e9@exemplo.com.br'
+    }
+    for (const [form, email] of Object.entries(forms)) {
+      await t.rejects(candidatos.create({ nome: 'Outro', email }), DuplicateEmailError, `${form} is the same address`)
+    }
+    const other = await candidatos.create({ nome: 'Outro', email: 'jose@exemplo.com.br' })
+    t.equal(other.email, 'jose@exemplo.com.br', 'without the accent it is another address')
+    await t.rejects(candidatos.update(other.id, { email: forms.fullwidth }), DuplicateEmailError)
+    t.equal((await candidatos.findById(jose.id))?.email, 'jos\u00e9@exemplo.com.br')
+    const together = await Promise.allSettled([candidatos.create({ nome: 'A', email: 'ÅSA@exemplo.com' }), candidatos.create({ nome: 'B', email: 'A\u030asa@exemplo.com' })])
+    t.same(together.map(each => each.status).sort(), ['fulfilled', 'rejected'], 'two forms in one batch: one is created')
+  })
+
   t.test('reads made together are answered together, each with its own record, seeing every earlier write', async t => {
     const vaga = await vagas.create({ titulo: 'Lote', descricao: null, status: 'aberta' })
     const people = await Promise.all(Array.from({ length: 12 }, async (_, i) => await candidatos.create({ nome: `Pessoa ${i}`, email: `lote-${i}@example.com` })))

@@ -19,7 +19,7 @@ export const CandidatoFilters = {
 const ActionSchema = StringEnum(CANDIDATO_ACTIONS)
 const NullableId = (description?: string) => NullableString({ pattern: UUID_PATTERN, ...(description !== undefined && { description }) })
 const Nome = Text({ minLength: 1, maxLength: NOME_MAX_LENGTH, description: 'The name, 1 to 200 characters', examples: ['Ana Souza'] })
-const Email = Type.String({ maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN, description: 'An e-mail address, unique in any case', examples: ['ana@example.com'] })
+const Email = Type.String({ maxLength: EMAIL_MAX_LENGTH, pattern: EMAIL_PATTERN, description: 'An e-mail address, unique in any case and Unicode form; characters that render as nothing are refused', examples: ['ana@example.com'] })
 
 const HistoricoSchema = Type.Array(Type.Object({
   acao: ActionSchema,

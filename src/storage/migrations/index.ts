@@ -1,10 +1,12 @@
 import type { Migration } from 'kysely'
 import { recruitment } from './0001-recruitment.js'
+import { emailKeyColumn } from './0002-email-key.js'
 
 /**
  * Every migration, in order of name. Listed in code rather than read from a folder so the same
  * list runs from the TypeScript sources and the compiled build.
  */
 export const migrations: Record<string, Migration> = {
-  '0001-recruitment': recruitment
+  '0001-recruitment': recruitment,
+  '0002-email-key': emailKeyColumn
 }

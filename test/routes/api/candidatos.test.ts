@@ -56,6 +56,14 @@ t.test('register, read, conditional read, replace, patch, remove; unique e-mail 
   t.equal(notModified.headers['cache-control'], 'private, no-cache', 'the 304 carries the headers the 200 would')
   t.equal((await app.inject({ url: `/api/v1/candidatos/${ana.id}`, headers: { ...auth, 'if-modified-since': read.headers['last-modified'] as string } })).statusCode, 304)
 
+  for (const email of ['\uff41\uff4e\uff41@example.com', 'ANA@EXAMPLE.COM']) {
+    const again = await app.inject({ method: 'POST', url: '/api/v1/candidatos', headers: auth, payload: { nome: 'Outra', email } })
+    t.equal(again.statusCode, 409, `${email} is Ana's address`)
+  }
+  const invisible = await app.inject({ method: 'POST', url: '/api/v1/candidatos', headers: auth, payload: { nome: 'Outra', email: 'an\u200ba@example.com' } })
+  t.equal(invisible.statusCode, 400, 'a zero-width space would make a look-alike address')
+  t.match(invisible.json(), { errors: [{ field: '/email' }] })
+
   const bia = await newCandidato(app, auth, 'Bia')
   const taken = await app.inject({ method: 'PATCH', url: `/api/v1/candidatos/${bia.id}`, headers: auth, payload: { email: 'ANA@example.com' } })
   t.equal(taken.statusCode, 409)

@@ -4225,7 +4225,7 @@ export interface operations {
                      */
                     nome: string;
                     /**
-                     * @description An e-mail address, unique in any case
+                     * @description An e-mail address, unique in any case and Unicode form; characters that render as nothing are refused
                      * @example ana@example.com
                      */
                     email: string;
@@ -5028,7 +5028,7 @@ export interface operations {
                      */
                     nome: string;
                     /**
-                     * @description An e-mail address, unique in any case
+                     * @description An e-mail address, unique in any case and Unicode form; characters that render as nothing are refused
                      * @example ana@example.com
                      */
                     email: string;
@@ -5855,7 +5855,7 @@ export interface operations {
                      */
                     nome?: string;
                     /**
-                     * @description An e-mail address, unique in any case
+                     * @description An e-mail address, unique in any case and Unicode form; characters that render as nothing are refused
                      * @example ana@example.com
                      */
                     email?: string;

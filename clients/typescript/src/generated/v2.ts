@@ -4196,7 +4196,7 @@ export interface operations {
                      */
                     nome: string;
                     /**
-                     * @description An e-mail address, unique in any case
+                     * @description An e-mail address, unique in any case and Unicode form; characters that render as nothing are refused
                      * @example ana@example.com
                      */
                     email: string;
@@ -5009,7 +5009,7 @@ export interface operations {
                      */
                     nome: string;
                     /**
-                     * @description An e-mail address, unique in any case
+                     * @description An e-mail address, unique in any case and Unicode form; characters that render as nothing are refused
                      * @example ana@example.com
                      */
                     email: string;
@@ -5835,7 +5835,7 @@ export interface operations {
                      */
                     nome?: string;
                     /**
-                     * @description An e-mail address, unique in any case
+                     * @description An e-mail address, unique in any case and Unicode form; characters that render as nothing are refused
                      * @example ana@example.com
                      */
                     email?: string;

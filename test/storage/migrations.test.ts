@@ -1,0 +1,40 @@
+import t from 'tap'
+import { Migrator, sql, type Kysely } from 'kysely'
+import { migrations } from '../../src/storage/migrations/index.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
+import { createCandidatosRepository, DuplicateEmailError } from '../../src/storage/candidatos-repository.js'
+import type { Schema } from '../../src/storage/schema.js'
+import { emptyDatabase, type Backend } from '../support/database.js'
+
+async function migrateTo (db: Kysely<Schema>, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateTo(name)
+  if (error !== undefined) throw error
+}
+
+async function insertOld (db: Kysely<Schema>, emails: string[]): Promise<void> {
+  await sql`insert into candidatos (nome, email, status) select 'Antiga', e, 'cadastrado' from unnest(${emails}::text[]) as e`.execute(db)
+}
+
+for (const backend of ['pglite', 'postgres'] as Backend[]) {
+  t.test(`0002 on ${backend}: addresses stored before it get their key and stay unique in any form`, async t => {
+    const db = await emptyDatabase(t, backend)
+    if (db === undefined) return
+    await migrateTo(db, '0001-recruitment')
+    await insertOld(db, ['Ana@Example.com', 'jos\u00e9@exemplo.com.br', ...Array.from({ length: 1500 }, (_, i) => `antiga-${i}@example.com`)])
+    t.same(await migrateToLatest(db), ['0002-email-key'])
+    const keys = await sql<{ email_chave: string }>`select email_chave from candidatos where email in ('Ana@Example.com', 'antiga-1499@example.com') order by email_chave`.execute(db)
+    t.same(keys.rows.map(row => row.email_chave), ['ana@example.com', 'antiga-1499@example.com'], 'every row has its key, past the first batch')
+    const candidatos = createCandidatosRepository(db)
+    await t.rejects(candidatos.create({ nome: 'Nova', email: 'JOSE\u0301@exemplo.com.br' }), DuplicateEmailError, 'an address stored before is compared in normal form')
+  })
+
+  t.test(`0002 on ${backend}: addresses that became one are named, and nothing changes`, async t => {
+    const db = await emptyDatabase(t, backend)
+    if (db === undefined) return
+    await migrateTo(db, '0001-recruitment')
+    await insertOld(db, ['jos\u00e9@exemplo.com.br', 'jose\u0301@exemplo.com.br'])
+    await t.rejects(migrateToLatest(db), /share an e-mail address once compared in Unicode normal form: jos\u00e9@exemplo\.com\.br \(2\)/)
+    const columns = await sql<{ column_name: string }>`select column_name from information_schema.columns where table_name = 'candidatos' and column_name = 'email_chave'`.execute(db)
+    t.same(columns.rows, [], 'the migration rolled back')
+  })
+}
