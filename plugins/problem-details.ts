@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from '../src/http/problem.js'
-import { isDatabaseDeadline, isDatabaseUnavailable } from '../src/storage/errors.js'
+import { isDatabaseDeadline, isDatabaseUnavailable, isStorageFull } from '../src/storage/errors.js'
 import { defaultHeaders, isCountedRefusal, problem, uncodedProblem, type ProblemCode } from '../src/http/error-catalogue.js'
 import { createRefusalLog } from '../src/logging/refusal-log.js'
 
@@ -57,6 +57,9 @@ export function toProblem (error: FastifyError | Problem): Problem {
   }
   if (isDatabaseUnavailable(error)) {
     return problem('DatabaseUnavailable')
+  }
+  if (isStorageFull(error)) {
+    return problem('StorageFull')
   }
   if (error.code === 'FST_ERR_HANDLER_TIMEOUT' || isDatabaseDeadline(error)) {
     return problem('HandlerTimeout')

@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { HealthStatus } from '../src/health/status.js'
+import type { CheckOutcome } from '../src/health/registry.js'
+import { isStorageFull } from '../src/storage/errors.js'
 import type { StorageState } from './storage.js'
 
 // What the storage's own state says before any query is tried.
@@ -10,14 +12,42 @@ const NOT_READY: Record<Exclude<StorageState, 'ready'>, HealthStatus> = {
   closed: 'NotReady'
 }
 
-/** The `database` and `migrations` checks: readiness needs both; startup (the boot phase) needs neither. */
+const CHANGES = new Set(['POST', 'PUT', 'PATCH'])
+// A disk nearly full refuses some changes and stores others (those that fit in pages it has): the
+// storage counts as having room again only once a change is stored this long after the last refusal.
+const ROOM_AGAIN_AFTER_MS = 10_000
+
+/**
+ * The `database` and `migrations` checks: readiness needs both; startup (the boot phase) needs neither.
+ * A database whose disk is full still serves reads: from the first change it refuses for want of room
+ * until one is stored again, `database` is Degraded (readiness stays 200) and says so, and the log has
+ * one line at each end of it.
+ */
 async function storageHealth (fastify: FastifyInstance): Promise<void> {
   const { storage, health } = fastify
+  const log = fastify.log.child({ component: 'storage' })
+  let fullSince: string | undefined
+  let lastRefusal = 0
 
-  health.register('database', async () => {
+  fastify.addHook('onError', async (request, reply, error) => {
+    if (!isStorageFull(error)) return
+    lastRefusal = Date.now()
+    if (fullSince !== undefined) return
+    fullSince = new Date(lastRefusal).toISOString()
+    log.warn({ kind: storage.kind }, 'database storage full: changes answer 503 StorageFull until there is room again')
+  })
+  fastify.addHook('onResponse', async (request, reply) => {
+    if (fullSince === undefined || !CHANGES.has(request.method) || reply.statusCode >= 300) return
+    if (Date.now() - lastRefusal < ROOM_AGAIN_AFTER_MS) return
+    fullSince = undefined
+    log.info({ kind: storage.kind }, 'database storage has room again: changes are stored')
+  })
+
+  health.register('database', async (): Promise<CheckOutcome> => {
     const state = storage.state()
     if (state !== 'ready') return { status: NOT_READY[state], details: { kind: storage.kind } }
     await storage.ping()
+    if (fullSince !== undefined) return { status: 'Degraded', details: { kind: storage.kind, storage: 'full', fullSince } }
     return { status: 'Healthy', details: { kind: storage.kind } }
   }, { tags: ['ready', 'deep'], critical: true })
 

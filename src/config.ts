@@ -73,7 +73,7 @@ export const ConfigSchema = Type.Object({
   SHED_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'a byte count, 0 for off' }),
   SHED_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'a byte count, 0 for off' }),
   SHED_RETRY_AFTER_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'seconds from 1 to 3600' }),
-  // Retry-After of every "try again shortly" 503 (Starting, DatabaseUnavailable, Overloaded, HandlerTimeout,
+  // Retry-After of every "try again shortly" 503 (Starting, DatabaseUnavailable, StorageFull, Overloaded, HandlerTimeout,
   // TokenCheckUnavailable, ServiceUnavailable). SHED_RETRY_AFTER_SECONDS, its older name, still sets it.
   RETRY_AFTER_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 5, description: 'seconds from 1 to 3600' }),
   SHUTDOWN_DRAIN_DELAY_MS: Type.Integer({ minimum: 0, maximum: 120000, default: 0, description: 'milliseconds from 0 to 120000' }),

@@ -28,6 +28,11 @@ function sqlState (error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined
 }
 
+/** The database has no room left to write (SQLSTATE 53100, disk_full): the statement failed and its transaction is rolled back. */
+export function isStorageFull (error: unknown): boolean {
+  return sqlState(error) === '53100'
+}
+
 /** A unique index refused the row (SQLSTATE 23505), on the named constraint when one is given. */
 export function isUniqueViolation (error: unknown, constraint?: string): boolean {
   if (sqlState(error) !== '23505') return false

@@ -20,10 +20,10 @@ async function ensureTemplate (): Promise<string> {
   return TEMPLATE
 }
 
-/** A DATA_DIR holding a fresh embedded database, removed when the test ends. */
-export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }): Promise<string> {
+/** A DATA_DIR holding a fresh embedded database, under `parent` (the system's temporary folder by default), removed when the test ends. */
+export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }, parent = tmpdir()): Promise<string> {
   const template = await ensureTemplate()
-  const dir = mkdtempSync(join(tmpdir(), 'recrutamento-test-'))
+  const dir = mkdtempSync(join(parent, 'recrutamento-test-'))
   cpSync(template, dir, { recursive: true })
   // A service process killed by its test leaves its embedded database process to close on its own: it
   // may still write here for a moment, so the removal retries (ENOTEMPTY) instead of racing it.

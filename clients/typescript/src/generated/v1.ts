@@ -1279,6 +1279,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -1301,7 +1302,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1734,6 +1735,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -1756,7 +1758,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2114,6 +2116,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -2136,7 +2139,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2569,6 +2572,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -2591,7 +2595,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2949,6 +2953,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -2971,7 +2976,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3447,6 +3452,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -3469,7 +3475,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3827,6 +3833,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -3849,7 +3856,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4598,6 +4605,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -4620,7 +4628,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5445,6 +5453,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -5467,7 +5476,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5802,6 +5811,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -5824,7 +5834,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6272,6 +6282,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -6294,7 +6305,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -7345,6 +7356,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -7367,7 +7379,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8101,6 +8113,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -8123,7 +8136,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8481,6 +8494,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -8503,7 +8517,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8905,6 +8919,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -8927,7 +8942,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };

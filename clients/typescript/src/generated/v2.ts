@@ -1250,6 +1250,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -1272,7 +1273,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -1710,6 +1711,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -1732,7 +1734,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2084,6 +2086,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -2106,7 +2109,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2544,6 +2547,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -2566,7 +2570,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -2918,6 +2922,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -2940,7 +2945,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3421,6 +3426,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -3443,7 +3449,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -3795,6 +3801,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -3817,7 +3824,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -4574,6 +4581,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -4596,7 +4604,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5431,6 +5439,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -5453,7 +5462,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -5782,6 +5791,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -5804,7 +5814,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -6257,6 +6267,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -6279,7 +6290,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -7319,6 +7330,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -7341,7 +7353,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8063,6 +8075,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -8085,7 +8098,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8437,6 +8450,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -8459,7 +8473,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -8855,6 +8869,7 @@ export interface operations {
              * @description - `ServiceUnavailable`: A dependency is down
              *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
              *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
              *     - `Overloaded`: The service is shedding load (Retry-After)
              *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
              *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
@@ -8877,7 +8892,7 @@ export interface operations {
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };
