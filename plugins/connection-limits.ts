@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Socket } from 'node:net'
+import type { TLSSocket } from 'node:tls'
 import { limitConnections, type OpenConnections } from '../src/http/connection-limits.js'
 import { connectionCap, openFileLimit } from '../src/http/descriptor-limit.js'
 
@@ -32,11 +33,19 @@ async function connectionLimits (fastify: FastifyInstance): Promise<void> {
   // A connection that sends nothing is closed after NEW_CONNECTION_TIMEOUT: until its first byte
   // no request timeout applies to it, and thousands of silent sockets would each hold memory and a
   // descriptor. Nothing is read from the socket here; Node's parser reads it as ever.
+  // Over HTTPS the handshake is not a request: the connection must also send a byte of its own once
+  // it is encrypted.
   const silentFor = config.NEW_CONNECTION_TIMEOUT
-  fastify.server.on('connection', (socket: Socket) => {
-    const timer = setTimeout(() => { if (socket.bytesRead === 0) socket.destroy() }, silentFor)
+  const closeIfSilent = (socket: Socket, spoke: () => boolean): void => {
+    const timer = setTimeout(() => { if (!spoke()) socket.destroy() }, silentFor)
     timer.unref()
     socket.once('close', () => { clearTimeout(timer) })
+  }
+  fastify.server.on('connection', (socket: Socket) => { closeIfSilent(socket, () => socket.bytesRead > 0) })
+  fastify.server.on('secureConnection', (socket: TLSSocket) => {
+    let spoke = false
+    socket.once('data', () => { spoke = true })
+    closeIfSilent(socket, () => spoke)
   })
 }
 

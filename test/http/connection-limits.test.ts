@@ -1,11 +1,11 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { connect, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect as tlsConnect } from 'node:tls'
+import { connect as tlsConnect, type TLSSocket } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
@@ -130,19 +130,43 @@ t.test('connection limit settings have documented defaults and refuse bad values
   t.throws(() => loadConfig({ UNSENT_DRAIN_TIMEOUT_MS: 'soon' }), /UNSENT_DRAIN_TIMEOUT_MS/)
 })
 
-t.test('over HTTPS too: a client over MAX_UNSENT_BYTES_PER_CONNECTION that does not drain is disconnected', async t => {
+/** TLS_CERT_FILE and TLS_KEY_FILE of a self-signed certificate for one test. */
+async function tlsSettings (t: Test): Promise<Record<string, string>> {
   const dir = await mkdtemp(join(tmpdir(), 'connection-limits-tls-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const key = join(dir, 'key.pem')
   const cert = join(dir, 'cert.pem')
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-keyout', key, '-out', cert], { stdio: 'ignore' })
-  const server = await startServerProcess(t, { TLS_CERT_FILE: cert, TLS_KEY_FILE: key, CONNECTION_TIMEOUT: '0', RATE_LIMIT_MAX: '0', MAX_UNSENT_BYTES_PER_CONNECTION: '65536', UNSENT_DRAIN_TIMEOUT_MS: '500' })
-  const socket = tlsConnect({ port: Number(new URL(server.url).port), host: '127.0.0.1', rejectUnauthorized: false })
+  return { TLS_CERT_FILE: cert, TLS_KEY_FILE: key }
+}
+
+async function tlsOpen (t: Test, url: string): Promise<TLSSocket> {
+  const socket = tlsConnect({ port: Number(new URL(url).port), host: '127.0.0.1', rejectUnauthorized: false })
   socket.on('error', () => {})
   t.teardown(() => { socket.destroy() })
   await new Promise(resolve => socket.once('secureConnect', resolve))
+  return socket
+}
+
+t.test('over HTTPS too: a client over MAX_UNSENT_BYTES_PER_CONNECTION that does not drain is disconnected', async t => {
+  const server = await startServerProcess(t, { ...await tlsSettings(t), CONNECTION_TIMEOUT: '0', RATE_LIMIT_MAX: '0', MAX_UNSENT_BYTES_PER_CONNECTION: '65536', UNSENT_DRAIN_TIMEOUT_MS: '500' })
+  const socket = await tlsOpen(t, server.url)
   socket.pause()
   socket.write(DOCUMENT_REQUEST.repeat(300))
   await eventually(() => { if (established(socket.localPort!)) throw new Error('still connected') }, { timeout: 20_000 })
   t.pass('the server reset the connection')
+})
+
+t.test('over HTTPS, a connection silent after its handshake is closed after NEW_CONNECTION_TIMEOUT; one that sent a request is not', async t => {
+  const server = await startServerProcess(t, { ...await tlsSettings(t), NEW_CONNECTION_TIMEOUT: '1000' })
+  const silent = await tlsOpen(t, server.url)
+  const speaking = await tlsOpen(t, server.url)
+  let answer = ''
+  speaking.on('data', chunk => { answer += chunk.toString('latin1') })
+  speaking.write('GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n')
+  let closed = false
+  silent.once('close', () => { closed = true })
+  await eventually(() => { if (!closed) throw new Error('the silent connection is still open') }, { timeout: 15_000, interval: 50 })
+  t.match(answer, /^HTTP\/1\.1 200 /, 'the other was answered')
+  t.notOk(speaking.destroyed, 'and stays open')
 })
