@@ -139,8 +139,8 @@ function reset (socket: Socket): void {
 
 /** The server's open connections, as the drain at shutdown sees them. */
 export interface OpenConnections {
-  /** Closes every connection at rest for at least `ms` (see ConnectionGate.restingFor); returns how many. */
-  closeResting: (ms: number) => number
+  /** Closes every connection at rest for at least `ms` (see ConnectionGate.restingFor). */
+  closeResting: (ms: number) => void
 }
 
 /**
@@ -176,14 +176,15 @@ export function limitConnections (server: Server, limits: ConnectionLimits): Ope
   })
   return {
     closeResting (ms) {
-      const now = Date.now()
-      let closed = 0
-      for (const [socket, gate] of gates) {
-        if (gate.restingFor(now) < ms) continue
-        socket.destroy()
-        closed++
-      }
-      return closed
+      const resting = [...gates].filter(([, gate]) => gate.restingFor(Date.now()) >= ms)
+      if (resting.length === 0) return
+      // Decided again after the event loop's next poll for I/O: a request already in the kernel's
+      // buffer (sent while the loop was busy) is read first, so its connection is no longer at rest.
+      // Closed with unread bytes, the connection would reset the client.
+      setImmediate(() => {
+        const now = Date.now()
+        for (const [socket, gate] of resting) if (gate.restingFor(now) >= ms) socket.destroy()
+      })
     }
   }
 }

@@ -1,0 +1,39 @@
+import t from 'tap'
+import { connect } from 'node:net'
+import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { build } from '../helper.js'
+
+const PING = 'GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n'
+
+/** Blocks the event loop, as a burst of CPU work or a starved machine does. */
+function busyFor (ms: number): void {
+  const end = Date.now() + ms
+  while (Date.now() < end) { /* the loop reads nothing meanwhile */ }
+}
+
+t.test('during shutdown, a request that reached a resting connection while the event loop was busy is answered, not reset', async t => {
+  const app = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const socket = connect(port, '127.0.0.1')
+  let received = ''
+  let reset = false
+  socket.on('data', chunk => { received += chunk.toString('latin1') })
+  socket.on('error', () => { reset = true })
+  await once(socket, 'connect')
+  socket.write(PING)
+  while (!received.includes('pong')) await once(socket, 'data')
+  received = ''
+
+  const closing = app.close()
+  await sleep(200) // the drain has begun; the connection has rested for less than its grace
+  socket.write(PING) // in the kernel's buffer at once; the server reads it once its loop is free
+  busyFor(1500)
+  await Promise.race([once(socket, 'close'), closing])
+  if (!socket.destroyed) await once(socket, 'close')
+  t.notOk(reset, 'the client saw no reset')
+  t.match(received, /^HTTP\/1\.1 200 /, 'the request was answered')
+  t.match(received, /connection: close/i, 'and told the client to close')
+  await closing
+})
