@@ -23,13 +23,22 @@ function closeAfterAnswer (_request: IncomingMessage, response: ServerResponse):
 async function connectionDrain (fastify: FastifyInstance): Promise<void> {
   // Node's HTTP server closes every idle connection the moment it stops listening, one a client is
   // sending a request on right then included (that client sees a reset). This one stops listening
-  // alone; its connections close as described above.
+  // alone, and its close completes once every connection has ended, as described above.
   const server = fastify.server as NetServer
-  server.close = function stopListening (this: NetServer, callback?: (error?: Error) => void) {
-    return NetServer.prototype.close.call(this, callback)
+  let ended: Promise<void> | undefined
+  const stopListening = (): Promise<void> => {
+    ended ??= new Promise(resolve => { NetServer.prototype.close.call(server, () => { resolve() }) })
+    return ended
+  }
+  server.close = function closeWhenDrained (this: NetServer, callback?: (error?: Error) => void) {
+    stopListening().then(() => callback?.(), callback)
+    return this
   }
   let sweep: NodeJS.Timeout | undefined
   fastify.addHook('preClose', async () => {
+    // The listener closes before any answer says `Connection: close`: a client told so reconnects
+    // at once, and a connection still in the listener's queue when it closes would be reset.
+    stopListening().catch(() => {})
     // Added only now, ahead of Fastify's own listener: serving costs nothing extra until then.
     fastify.server.prependListener('request', closeAfterAnswer)
     fastify.openConnections.closeResting(RESTING_GRACE_MS)

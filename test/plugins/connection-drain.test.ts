@@ -37,3 +37,30 @@ t.test('during shutdown, a request that reached a resting connection while the e
   t.match(received, /connection: close/i, 'and told the client to close')
   await closing
 })
+
+t.test('during shutdown, the listener is closed before an answer tells a client to close: its new connection is refused, never reset', async t => {
+  // Other shutdown work (a last heartbeat, readiness) takes time: answers go out meanwhile.
+  const app = await build(t, { extraRoutes: scope => { scope.addHook('preClose', async () => { await sleep(500) }) } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const socket = connect(port, '127.0.0.1')
+  let received = ''
+  socket.on('data', chunk => { received += chunk.toString('latin1') })
+  await once(socket, 'connect')
+  socket.write(PING)
+  while (!received.includes('pong')) await once(socket, 'data')
+  received = ''
+
+  const closing = app.close()
+  socket.write(PING)
+  while (!received.includes('pong')) await once(socket, 'data')
+  t.match(received, /connection: close/i, 'the answer tells the client to close')
+  const reconnect = connect(port, '127.0.0.1')
+  const outcome = await new Promise(resolve => {
+    reconnect.once('connect', () => { resolve('connected') })
+    reconnect.once('error', error => { resolve((error as NodeJS.ErrnoException).code) })
+  })
+  reconnect.destroy()
+  t.equal(outcome, 'ECONNREFUSED', 'the client\'s new connection is refused')
+  await closing
+})
