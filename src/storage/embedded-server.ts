@@ -2,15 +2,30 @@
 // the PostgreSQL wire protocol on a Unix socket, so the service reaches it with `pg` like any
 // PostgreSQL, and neither opening it nor any query runs on the service's event loop.
 // embedded-database.ts starts it, restarts it if it dies, and stops it by closing the IPC channel.
-import { chmodSync, rmSync, statSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketHandler, type PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket'
 import { lockDataDir } from './data-dir-lock.js'
 import { SessionQueue } from './session-queue.js'
 
-const [directory, socketPath] = process.argv.slice(2) as [string, string]
+const [directory, socketArgument] = process.argv.slice(2) as [string, string | undefined]
+
+// PGlite's defaults reserve 128 MB of shared buffers inside the WebAssembly memory; a small buffer
+// pool leaves the rest of the caching to the operating system's page cache, as for any file.
+async function open (): Promise<PGlite> {
+  return await PGlite.create(directory, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] })
+}
+
+// Called with a directory alone: create the database there, and stop.
+if (socketArgument === undefined) {
+  await (await open()).close()
+  process.exit(0)
+}
+const socketPath = socketArgument
 // How often the socket file is checked: one deleted under us is made again.
 const SOCKET_CHECK_MS = 1000
 
@@ -29,7 +44,14 @@ try {
   fail(error)
 }
 
-const db = await PGlite.create(directory)
+// A fresh directory is made in a process of its own: creating a database (initdb) leaves its own
+// WebAssembly instance and files in memory for as long as the process lives.
+if (!existsSync(join(directory, 'PG_VERSION'))) {
+  const made = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), directory], { stdio: ['ignore', 'inherit', 'inherit'] })
+  if (made.status !== 0) fail(new Error(`creating the database in ${directory} failed`))
+}
+
+const db = await open()
 const queue = new SessionQueue(db, fail) as unknown as PGLiteSocketHandlerOptions['queryQueue']
 
 const server = createServer(socket => {
