@@ -9,7 +9,6 @@ import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { LoadResult } from './load-result.js'
-import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
 
 export const root = resolve(import.meta.dirname, '..')
 
@@ -72,10 +71,9 @@ export function profilingFlags (): string[] {
   return dir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`]
 }
 
+/** Starts a server process on the server's core; `args` are node's, V8 flags included. */
 export async function startServer (name: string, pinning: Pinning, args: string[], env: Record<string, string>): Promise<Server> {
-  // Both servers get the V8 flags the service ships with (`npm start`, the Dockerfile's CMD), so the
-  // ratio compares the applications and not their heap settings.
-  const [file, argv] = command(pinning.server, [...SHIPPED_NODE_FLAGS, ...args])
+  const [file, argv] = command(pinning.server, args)
   // Logs go nowhere: a pipe back to this process would put its reader on the load generator's core.
   const child = spawn(file, argv, { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''

@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { freePort, getInTurn, positiveInteger, startServer, stopServer, waitFor } from './harness.js'
 import { startOtlpSink } from './otlp-sink.js'
 import { candidatoToRead, onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
-import { shippedEnvironment } from './shipped-process.js'
+import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
 
 const READS = positiveInteger('BENCH_READS', 2_000)
 const WARM_UP_READS = positiveInteger('BENCH_WARM_UP_READS', 5_000)
@@ -38,7 +38,7 @@ async function countPerRead (label: string, settings: Record<string, string>, pr
   const port = String(await freePort())
   const valgrind = { server: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}`], load: [], note: '' }
   const env = shippedEnvironment({ PORT: port, DATA_DIR: join(tmpdir(), `instructions-${port}`), ...settings })
-  const server = await startServer(label, valgrind, ['--single-threaded', ...preload, 'dist/src/server.js'], env)
+  const server = await startServer(label, valgrind, [...SHIPPED_NODE_FLAGS, '--single-threaded', ...preload, 'dist/src/server.js'], env)
   try {
     await waitFor(server.baseUrl, '/health/ready', 200, 120_000, server.child)
     const { path, headers } = await candidatoToRead(server.baseUrl)

@@ -1,37 +1,125 @@
-// `npm run bench:memory`: the resident memory (RSS) of one built service process, as the image runs it
-// (the Dockerfile's V8 flags, NODE_ENV=production, LOG_LEVEL=info), on a fresh PostgreSQL database
-// seeded with realistic data: at idle after start, at the peak of a mixed read and list load, and
-// after the load. These figures set the Kubernetes memory request, limit and autoscaling target.
-import { spawn, spawnSync } from 'node:child_process'
+// `npm run bench:memory`: resident memory (RSS), in the same run, of
+// - the built service as the image runs it (the Dockerfile's V8 flags, NODE_ENV=production), and of
+//   the plain Fastify + `pg` app of bench/plain-app.ts on node's defaults, each alone on a fresh
+//   PostgreSQL database seeded with realistic data: at idle after start, at the peak of a 64-connection
+//   list load, and after the load;
+// - `npm start` on an empty embedded database: the server and its database process together, at idle
+//   after readiness.
+// These figures set the Kubernetes memory request and limit and SHED_MAX_RSS_BYTES.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { writeFileSync, mkdirSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { SignJWT } from 'jose'
-import { rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
-import { freshDatabase } from './harness.js'
+import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
+import { freePort, freshDatabase, positiveInteger, printRows, root, waitFor, writeResults, choosePinning } from './harness.js'
+import { plainAppScript, rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
 
-const root = resolve(import.meta.dirname, '..')
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const counts = { vagas: Number(process.env.BENCH_VAGAS ?? 1000), candidatos: Number(process.env.BENCH_CANDIDATOS ?? 100_000) }
-const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 10)
-const loadSeconds = Number(process.env.BENCH_DURATION ?? 30)
-const secret = 'bench-secret-for-hs256-tokens-0123456789abcdef'
+const counts = { vagas: positiveInteger('BENCH_VAGAS', 1000), candidatos: positiveInteger('BENCH_CANDIDATOS', 100_000) }
+const idleSeconds = positiveInteger('BENCH_IDLE_SECONDS', 10)
+const loadSeconds = positiveInteger('BENCH_DURATION', 30)
 const MiB = 1024 * 1024
 
-async function sampleIds (url: string): Promise<{ vagas: string[], candidatos: string[] }> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  const vagas = (await client.query<{ id: string }>('select id from vagas')).rows.map(row => row.id)
-  const candidatos = (await client.query<{ id: string }>('select id from candidatos order by random() limit 5000')).rows.map(row => row.id)
-  await client.end()
-  return { vagas, candidatos }
+interface Subject { name: string, args: string[], env: Record<string, string> }
+
+interface Footprint { idleMiB: number, peakMiB: number, afterLoadMiB: number, requests: number, non2xx: number }
+
+/** The process and every process it started (the embedded database's), by pid. */
+function processTree (pid: number): number[] {
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+  } catch {}
+  return [pid, ...children.flatMap(processTree)]
 }
 
-function pick<T> (items: T[]): T {
-  return items[Math.floor(Math.random() * items.length)] as T
+function treeRss (pid: number): number {
+  return processTree(pid).reduce((sum, each) => {
+    try {
+      return sum + rssBytes(each)
+    } catch {
+      return sum // it ended between the listing and the reading
+    }
+  }, 0)
+}
+
+const mib = (bytes: number) => +(bytes / MiB).toFixed(1)
+
+async function started (subject: Subject, port: number, readyPath: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, subject.args, { cwd: root, env: { ...subject.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] })
+  await waitFor(`http://127.0.0.1:${port}`, readyPath, 200, 120_000, child)
+  return child
+}
+
+async function stopped (child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return
+  child.kill('SIGTERM')
+  await once(child, 'exit')
+}
+
+async function listIds (url: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query<{ id: string }>('select id from vagas')).rows.map(row => row.id)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Idle, then 64 connections of filtered candidato lists (v1 with total, v2) and vaga lists, then idle again. */
+async function underListLoad (subject: Subject, vagas: string[], authorization: string): Promise<Footprint> {
+  const port = await freePort()
+  const child = await started(subject, port, '/ping')
+  try {
+    await sleep(idleSeconds * 1000)
+    const idle = treeRss(child.pid!)
+    let peak = idle
+    const sampler = setInterval(() => { peak = Math.max(peak, treeRss(child.pid!)) }, 100)
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections: 64,
+      duration: loadSeconds,
+      headers: { authorization },
+      requests: [{
+        setupRequest: request => {
+          const roll = Math.random()
+          const vaga = vagas[Math.floor(Math.random() * vagas.length)]
+          const path = roll < 0.4
+            ? `/api/v1/candidatos?status=inscrito&vagaId=${vaga}&sort=-criadoEm&limit=20`
+            : roll < 0.8 ? `/api/v2/candidatos?status=inscrito&vagaId=${vaga}&sort=-criadoEm&limit=20` : '/api/v1/vagas?limit=20'
+          return { ...request, path }
+        }
+      }]
+    })
+    clearInterval(sampler)
+    await sleep(idleSeconds * 1000)
+    return { idleMiB: mib(idle), peakMiB: mib(peak), afterLoadMiB: mib(treeRss(child.pid!)), requests: result.requests.total, non2xx: result.non2xx }
+  } finally {
+    await stopped(child)
+  }
+}
+
+/** `npm start` on an empty embedded database: server and database process, idle after readiness. */
+async function embeddedIdle (): Promise<{ idleMiB: number, processes: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-memory-'))
+  const npmStart = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start as string
+  const args = npmStart.split(' ').slice(1)
+  try {
+    const child = await started({ name: 'npm start', args, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DATA_DIR: dataDir, LOG_LEVEL: 'warn' } }, await freePort(), '/health/ready')
+    try {
+      await sleep(idleSeconds * 1000)
+      return { idleMiB: mib(treeRss(child.pid!)), processes: processTree(child.pid!).length }
+    } finally {
+      await stopped(child)
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
 }
 
 const database = await freshDatabase(serverUrl, 'bench_memory')
@@ -41,71 +129,30 @@ try {
     cwd: root, env: { ...process.env, DATABASE_URL: database.url }, stdio: ['ignore', 'ignore', 'inherit']
   })
   if (seeded.status !== 0) throw new Error('seeding failed')
-  const ids = await sampleIds(database.url)
-
-  const port = 30_000 + Math.floor(Math.random() * 20_000)
-  const child = spawn(process.execPath, [...SHIPPED_NODE_FLAGS, 'dist/src/server.js'], {
-    cwd: root,
-    env: shippedEnvironment({
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      AUTH_JWT_SECRET: secret,
-      RATE_LIMIT_MAX: '0'
-    }),
-    stdio: ['ignore', 'ignore', 'inherit']
-  })
-  const base = `http://127.0.0.1:${port}`
-  try {
-    const deadline = Date.now() + 60_000
-    for (;;) {
-      const ready = await fetch(`${base}/health/ready`).then(r => r.status === 200, () => false)
-      if (ready) break
-      if (Date.now() > deadline) throw new Error('the service never became ready')
-      await sleep(200)
-    }
-    await sleep(idleSeconds * 1000)
-    const idle = rssBytes(child.pid as number)
-
-    const token = await new SignJWT({ scope: 'vagas:read candidatos:read' }).setProtectedHeader({ alg: 'HS256' })
-      .setSubject('bench').setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(secret))
-    let peak = idle
-    const sampler = setInterval(() => { peak = Math.max(peak, rssBytes(child.pid as number)) }, 250)
-    const result = await autocannon({
-      url: base,
-      connections: 64,
-      duration: loadSeconds,
-      headers: { authorization: `Bearer ${token}` },
-      requests: [{
-        setupRequest: request => {
-          const roll = Math.random()
-          const path = roll < 0.5
-            ? `/api/v1/candidatos/${pick(ids.candidatos)}`
-            : roll < 0.8
-              ? `/api/v1/candidatos?status=inscrito&vagaId=${pick(ids.vagas)}&sort=-criadoEm&limit=20`
-              : '/api/v2/vagas?limit=50'
-          return { ...request, path }
-        }
-      }]
-    })
-    clearInterval(sampler)
-    await sleep(idleSeconds * 1000)
-    const after = rssBytes(child.pid as number)
-
-    const figures = {
-      nodeFlags: SHIPPED_NODE_FLAGS,
-      data: counts,
-      load: { seconds: loadSeconds, connections: 64, requests: result.requests.total, non2xx: result.non2xx, requestsPerSecond: result.requests.average },
-      rssMiB: { idle: +(idle / MiB).toFixed(1), peak: +(peak / MiB).toFixed(1), afterLoad: +(after / MiB).toFixed(1) }
-    }
-    process.stdout.write(`\nRSS with ${SHIPPED_NODE_FLAGS.join(' ')}, on PostgreSQL (${counts.vagas} vagas, ${counts.candidatos} candidatos)\n`)
-    process.stdout.write(`  idle ${figures.rssMiB.idle} MiB   peak under load ${figures.rssMiB.peak} MiB   ${idleSeconds} s after the load ${figures.rssMiB.afterLoad} MiB\n`)
-    process.stdout.write(`  load: ${result.requests.total} requests in ${loadSeconds} s over 64 connections (${result.non2xx} not 2xx)\n`)
-    mkdirSync(join(root, 'bench/results'), { recursive: true })
-    writeFileSync(join(root, 'bench/results/memory.json'), `${JSON.stringify(figures, null, 2)}\n`)
-  } finally {
-    child.kill('SIGTERM')
-    await once(child, 'exit')
+  const vagas = await listIds(database.url)
+  const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'vagas:read candidatos:read', ttl: 3600 })}`
+  const serviceEnv = shippedEnvironment({ DATABASE_URL: database.url, AUTH_JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_MAX: '0', SHED_MAX_EVENT_LOOP_DELAY_MS: '0' })
+  const subjects: Subject[] = [
+    { name: `service, as the image runs it (${SHIPPED_NODE_FLAGS.join(' ')})`, args: [...SHIPPED_NODE_FLAGS, 'dist/src/server.js'], env: serviceEnv },
+    { name: 'service, node defaults', args: ['dist/src/server.js'], env: serviceEnv },
+    { name: 'plain app (bench/plain-app.ts), node defaults', args: [plainAppScript()], env: { PATH: serviceEnv.PATH!, NODE_ENV: 'production', DATABASE_URL: database.url } }
+  ]
+  const footprints: Record<string, Footprint> = {}
+  for (const subject of subjects) {
+    process.stdout.write(`${subject.name}: idle ${idleSeconds} s, list load ${loadSeconds} s, idle ${idleSeconds} s\n`)
+    footprints[subject.name] = await underListLoad(subject, vagas, authorization)
   }
+  process.stdout.write('npm start on an empty embedded database ...\n')
+  const embedded = await embeddedIdle()
+
+  const plain = footprints[subjects[2]!.name]!
+  const rows = [['process', '', 'idle MiB', 'peak MiB', 'after MiB', 'requests', 'idle ratio', 'peak ratio']]
+  for (const [name, f] of Object.entries(footprints)) {
+    rows.push([name, '', String(f.idleMiB), String(f.peakMiB), String(f.afterLoadMiB), `${f.requests} (${f.non2xx} not 2xx)`, (f.idleMiB / plain.idleMiB).toFixed(2), (f.peakMiB / plain.peakMiB).toFixed(2)])
+  }
+  rows.push([`npm start, embedded database (${embedded.processes} processes)`, '', String(embedded.idleMiB), '-', '-', '-', '', ''])
+  printRows(rows)
+  writeResults('memory.json', choosePinning(), { data: counts, idleSeconds, loadSeconds, connections: 64, footprints, embedded })
 } finally {
   await database.drop()
 }

@@ -9,7 +9,7 @@ import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
 import type { LoadOptions, LoadResult } from './load.js'
 import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
 import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, profilingFlags, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
-import { shippedEnvironment } from './shipped-process.js'
+import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
 
 const settings = {
   connections: 100,
@@ -176,7 +176,7 @@ async function measure (unit: Scenario[], pinning: Pinning, baseline: Server, da
         ...Object.fromEntries(Object.entries(scenario.env ?? {}).map(([name, value]) => [name, value.replaceAll(OTLP_SINK, otlpSink)]))
       })
       for (const member of unit) if (processKey(member) === key) await member.prepare?.(env)
-      running = { service: await startServer('service', pinning, [...profilingFlags(), ...scenario.nodeArgs ?? [], 'dist/src/server.js'], env), env }
+      running = { service: await startServer('service', pinning, [...SHIPPED_NODE_FLAGS, ...profilingFlags(), ...scenario.nodeArgs ?? [], 'dist/src/server.js'], env), env }
       processes.set(key, running)
     }
     return running
@@ -243,6 +243,7 @@ async function main (): Promise<number> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-data-'))
   const otlpSink = await startOtlpSink()
   const baselineEnv = shippedEnvironment({ PORT: String(await freePort()) })
+  // Bare Fastify as anyone runs it: node's default flags.
   const baseline = await startServer('baseline', pinning, ['--import=tsx', 'bench/baseline.ts'], baselineEnv)
   const reports: ScenarioReport[] = []
   try {

@@ -1,18 +1,21 @@
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { stripTypeScriptTypes } from 'node:module'
+import { join, resolve } from 'node:path'
 
 /**
  * The V8 flags the image runs the service with: the options before `--import` in the Dockerfile's
  * `CMD ["node", ...]`, read from the Dockerfile itself so measurements follow what ships.
+ * BENCH_SERVICE_NODE_FLAGS replaces them (space-separated; empty for node's defaults), to measure others.
  */
 export const SHIPPED_NODE_FLAGS: readonly string[] = (() => {
+  const override = process.env.BENCH_SERVICE_NODE_FLAGS
+  if (override !== undefined) return override.split(' ').filter(flag => flag !== '')
   const dockerfile = readFileSync(resolve(import.meta.dirname, '../Dockerfile'), 'utf8')
   const match = /^CMD (\[.*\])\s*$/m.exec(dockerfile)
   if (match === null) throw new Error('the Dockerfile has no CMD ["node", ...]')
   const [, ...args] = JSON.parse(match[1] as string) as string[]
   const end = args.findIndex(arg => arg === '--import' || !arg.startsWith('--'))
   const flags = end === -1 ? args : args.slice(0, end)
-  if (flags.length === 0) throw new Error(`the Dockerfile's CMD starts with no V8 flags: ${match[1]}`)
   return flags
 })()
 
@@ -26,4 +29,17 @@ export function rssBytes (pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
   if (match === null) throw new Error(`no VmRSS for process ${pid}`)
   return Number(match[1]) * 1024
+}
+
+/**
+ * The plain app (bench/plain-app.ts) as a user runs it: compiled to JavaScript, on node's defaults.
+ * Type stripping at run time would load a compiler into its memory; this writes the JavaScript to
+ * bench/results/ (where its imports resolve) and returns its path.
+ */
+export function plainAppScript (): string {
+  const dir = resolve(import.meta.dirname, 'results')
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, 'plain-app.mjs')
+  writeFileSync(file, stripTypeScriptTypes(readFileSync(resolve(import.meta.dirname, 'plain-app.ts'), 'utf8')))
+  return file
 }

