@@ -58,18 +58,18 @@ function pool (connection: Connection, settings: DatabaseSettings, size: number,
     max: size,
     connectionTimeoutMillis: settings.connectTimeoutMs ?? 2000,
     idleTimeoutMillis: 30_000,
-    application_name: 'recrutamento-api'
+    application_name: 'recrutamento-api',
+    // Set on the session before the pool hands the connection out. Not as startup parameters: a pooler
+    // such as PgBouncer refuses those it does not know.
+    onConnect: async client => {
+      if (statementTimeoutMs > 0) await client.query(`set statement_timeout = ${statementTimeoutMs}; set lock_timeout = ${statementTimeoutMs}`)
+    }
   })
   const report = (error: Error): void => settings.onPoolError?.(error)
   // A connection can drop while idle (the pool reports it) or while checked out for a query (the
   // client reports it, and the query fails with it): neither may crash the process.
   created.on('error', report)
-  created.on('connect', client => {
-    client.on('error', report)
-    // Set on the session before its first statement (pg runs a client's queries in order). Not as
-    // startup parameters: a pooler such as PgBouncer refuses those it does not know.
-    if (statementTimeoutMs > 0) client.query(`set statement_timeout = ${statementTimeoutMs}; set lock_timeout = ${statementTimeoutMs}`).catch(report)
-  })
+  created.on('connect', client => { client.on('error', report) })
   return created
 }
 
