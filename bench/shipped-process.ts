@@ -19,9 +19,13 @@ export const SHIPPED_NODE_FLAGS: readonly string[] = (() => {
   return flags
 })()
 
-/** The environment of a service process run as the image runs it, on loopback, with the settings given. */
+/**
+ * The environment of a service process run as the image runs it, on loopback, with the settings given;
+ * on the embedded database (said explicitly, as production requires) unless they name DATABASE_URL.
+ */
 export function shippedEnvironment (settings: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...settings }
+  const database: Record<string, string> = settings.DATABASE_URL === undefined ? { DATABASE_EMBEDDED: 'true' } : {}
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...database, ...settings }
 }
 
 /** A process's resident memory in bytes (Linux /proc). */

@@ -1,6 +1,12 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { buildVersionTable } from './versioning/versions.js'
+import { describeUnknown, unknownSettings } from './unknown-settings.js'
+
+// A *_FILE setting holds a path; PEM text there is a key pasted where its file belongs.
+const NOT_PEM = '^(?![\\s\\S]*-----BEGIN )'
+// Settings whose values stay out of error messages: secrets, and URLs that may carry a password.
+const SECRET_SETTINGS = new Set(['AUTH_JWT_SECRET', 'AUTH_INTROSPECTION_CLIENT_SECRET', 'HEARTBEAT_TOKEN', 'DATABASE_URL', 'REDIS_URL'])
 
 const ISO_DATE = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$'
 
@@ -17,6 +23,10 @@ export const ConfigSchema = Type.Object({
   }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://', description: 'a postgres:// connection URL' })),
   DATA_DIR: Type.String({ minLength: 1, default: './.data', description: 'a directory path' }),
+  // In production the embedded database is used only when asked for: a missing DATABASE_URL is a mistake there.
+  DATABASE_EMBEDDED: Type.Boolean({ default: false, description: 'true or false: run on the embedded database under DATA_DIR (production needs it said; elsewhere it is the default without DATABASE_URL)' }),
+  // Starts in production despite settings that look like this service's but are unknown (see unknown-settings.ts).
+  ALLOW_UNKNOWN_SETTINGS: Type.Boolean({ default: false, description: 'true or false: start in production even with unknown settings that look like this service\'s' }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per instance, from 1 to 1000' }),
   DATABASE_PREPARED_STATEMENTS: Type.Boolean({ default: true, description: 'true or false: send statements as named prepared statements (false behind a pooler in transaction mode)' }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000, description: 'milliseconds a PostgreSQL statement may run or wait for a lock before it is cancelled and its transaction rolled back, from 0 (no limit) to 3600000; unset: a second less than HANDLER_TIMEOUT' })),
@@ -48,7 +58,7 @@ export const ConfigSchema = Type.Object({
   AUTH_ISSUER: Type.Optional(Type.String({ minLength: 1, description: 'the exact iss value tokens must carry' })),
   AUTH_AUDIENCE: Type.Optional(Type.String({ pattern: '^[^,\\s]+(,\\s*[^,\\s]+)*$', description: 'an aud value, or a comma-separated list of accepted ones' })),
   AUTH_JWT_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'an HS256 shared secret of at least 32 characters' })),
-  AUTH_PUBLIC_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to a PEM public key (RSA, RSA-PSS, EC P-256/384/521 or Ed25519)' })),
+  AUTH_PUBLIC_KEY_FILE: Type.Optional(Type.String({ minLength: 1, pattern: NOT_PEM, description: 'a path to a PEM public key (RSA, RSA-PSS, EC P-256/384/521 or Ed25519): the file\'s path, not its PEM text (mount the key as a file)' })),
   AUTH_JWKS_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'an https:// URL of the JSON Web Key Set that signs tokens' })),
   AUTH_JWKS_COOLDOWN: Type.Integer({ minimum: 1, maximum: 3600, default: 30, description: 'seconds between JWKS fetches caused by unknown kids, from 1 to 3600' }),
   AUTH_JWKS_MAX_AGE: Type.Integer({ minimum: 10, maximum: 86400, default: 600, description: 'seconds a fetched JWKS is trusted before it is fetched again, from 10 to 86400' }),
@@ -62,8 +72,8 @@ export const ConfigSchema = Type.Object({
   AUTH_ALLOW_INSECURE_HTTP: Type.Boolean({ default: false, description: 'true or false: accept tokens over plain HTTP from any client (only behind a TLS-terminating network you trust)' }),
   AUTH_CLOCK_TOLERANCE: Type.Integer({ minimum: 0, maximum: 300, default: 5, description: 'seconds of clock skew allowed on exp and nbf, from 0 to 300' }),
   AUTH_QUERY_TOKEN: Type.Boolean({ default: true, description: 'true or false: accept the access_token query parameter' }),
-  TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to the PEM certificate chain; with TLS_KEY_FILE the service serves HTTPS' })),
-  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'a path to the PEM private key for TLS_CERT_FILE' })),
+  TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1, pattern: NOT_PEM, description: 'a path to the PEM certificate chain, not its PEM text; with TLS_KEY_FILE the service serves HTTPS' })),
+  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1, pattern: NOT_PEM, description: 'a path to the PEM private key for TLS_CERT_FILE, not its PEM text (mount the key as a file)' })),
   HEALTH_CHECK_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 30000, default: 1000, description: 'milliseconds from 10 to 30000' }),
   HEALTH_REFRESH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 300000, default: 2000, description: 'milliseconds from 100 to 300000' }),
   HEALTH_CACHE_TTL_MS: Type.Integer({ minimum: 0, maximum: 300000, default: 2000, description: 'milliseconds from 0 to 300000' }),
@@ -135,10 +145,34 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   const error = Value.Errors(ConfigSchema, config).First()
   if (error !== undefined) {
     const name = error.path.split('/')[1] ?? '(unknown)'
-    throw new ConfigError(`Invalid setting ${name}=${JSON.stringify(raw[name])}: expected ${describe(ConfigSchema.properties[name as keyof Config])}`)
+    throw new ConfigError(`Invalid setting ${shown(name, raw[name])}: expected ${describe(ConfigSchema.properties[name as keyof Config])}`)
   }
   checkVersionDates(config as Config)
+  checkUnknownSettings(config as Config, env)
+  checkDatabaseChoice(config as Config)
   return config as Config
+}
+
+/** Every name the service reads, older names included. */
+export const SETTING_NAMES: readonly string[] = [...Object.keys(ConfigSchema.properties), ...Object.values(OLDER_NAMES)]
+
+/** Production runs on the embedded database only when DATABASE_EMBEDDED says so, never for want of DATABASE_URL. */
+function checkDatabaseChoice (config: Config): void {
+  if (config.DATABASE_EMBEDDED && config.DATABASE_URL !== undefined) {
+    throw new ConfigError('DATABASE_EMBEDDED=true and DATABASE_URL are both set: choose the embedded database or PostgreSQL')
+  }
+  if (config.NODE_ENV === 'production' && config.DATABASE_URL === undefined && !config.DATABASE_EMBEDDED) {
+    throw new ConfigError('NODE_ENV=production needs DATABASE_URL, or DATABASE_EMBEDDED=true to run on the embedded database under DATA_DIR')
+  }
+}
+
+/** In production, a setting that looks like ours but is not stops start-up unless ALLOW_UNKNOWN_SETTINGS=true. */
+function checkUnknownSettings (config: Config, env: Record<string, string | undefined>): void {
+  if (config.NODE_ENV !== 'production' || config.ALLOW_UNKNOWN_SETTINGS) return
+  const unknown = unknownSettings(env, SETTING_NAMES)
+  if (unknown.length > 0) {
+    throw new ConfigError(`Unknown settings that look like this service's: ${describeUnknown(unknown)}; correct them, or set ALLOW_UNKNOWN_SETTINGS=true to start anyway`)
+  }
 }
 
 /** Settings that are valid alone but not together (a sunset before its deprecation). */
@@ -148,6 +182,12 @@ function checkVersionDates (config: Config): void {
   } catch (error) {
     throw new ConfigError((error as Error).message)
   }
+}
+
+/** `NAME=value` for an error message, or `NAME (value not shown)` for a secret or key material. */
+function shown (name: string, value: unknown): string {
+  const secret = SECRET_SETTINGS.has(name) || String(value).includes('-----BEGIN ')
+  return secret ? `${name} (value not shown)` : `${name}=${JSON.stringify(value)}`
 }
 
 function describe (schema: TSchema | undefined): string {

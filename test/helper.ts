@@ -37,7 +37,9 @@ export const TEST_JWT_SECRET = 'test-secret-for-hs256-tokens-0123456789abcdef'
 export function testConfig (env: Record<string, string> = {}): Config {
   // Load shedding is off unless a test turns it on: the embedded database's start-up work and the
   // parallel test processes on a small machine delay the event loop far more than production traffic.
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET, SHED_MAX_EVENT_LOOP_DELAY_MS: '0', ...env })
+  // A production app of a test runs on the embedded database as production allows it: said explicitly.
+  const database = env.NODE_ENV === 'production' && env.DATABASE_URL === undefined ? { DATABASE_EMBEDDED: 'true' } : {}
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', AUTH_JWT_SECRET: TEST_JWT_SECRET, SHED_MAX_EVENT_LOOP_DELAY_MS: '0', ...database, ...env })
 }
 
 export interface MintOptions {

@@ -38,7 +38,8 @@ export async function startServerProcessUnder (t: Teardown, launcher: readonly s
  * the tracing preload first.
  */
 export async function startBuiltServerProcess (t: Teardown, node: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  return await spawnServer(t, node, [...SHIPPED_NODE_FLAGS, 'scripts/start.js'], { NODE_ENV: 'production', ...env })
+  const database: Record<string, string> = env.DATABASE_URL === undefined ? { DATABASE_EMBEDDED: 'true' } : {}
+  return await spawnServer(t, node, [...SHIPPED_NODE_FLAGS, 'scripts/start.js'], { NODE_ENV: 'production', ...database, ...env })
 }
 
 async function spawnServer (t: Teardown, node: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
