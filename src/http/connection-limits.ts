@@ -139,8 +139,8 @@ function reset (socket: Socket): void {
 
 /** The server's open connections, as the drain at shutdown sees them. */
 export interface OpenConnections {
-  /** Closes every connection at rest for at least `ms` (see ConnectionGate.restingFor). */
-  closeResting: (ms: number) => void
+  /** Closes every connection at rest for at least `ms` (see ConnectionGate.restingFor) and since `since` (epoch ms). */
+  closeResting: (ms: number, since?: number) => void
 }
 
 /**
@@ -175,15 +175,16 @@ export function limitConnections (server: Server, limits: ConnectionLimits): Ope
     else socket.destroy()
   })
   return {
-    closeResting (ms) {
-      const resting = [...gates].filter(([, gate]) => gate.restingFor(Date.now()) >= ms)
+    closeResting (ms, since = 0) {
+      const atRest = (gate: ConnectionGate, now: number): boolean => Math.min(gate.restingFor(now), now - since) >= ms
+      const resting = [...gates].filter(([, gate]) => atRest(gate, Date.now()))
       if (resting.length === 0) return
       // Decided again after the event loop's next poll for I/O: a request already in the kernel's
       // buffer (sent while the loop was busy) is read first, so its connection is no longer at rest.
       // Closed with unread bytes, the connection would reset the client.
       setImmediate(() => {
         const now = Date.now()
-        for (const [socket, gate] of resting) if (gate.restingFor(now) >= ms) socket.destroy()
+        for (const [socket, gate] of resting) if (atRest(gate, now)) socket.destroy()
       })
     }
   }
