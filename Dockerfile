@@ -39,5 +39,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["nod
 # Heap growing percent 200: after a full collection the old generation may grow to three times what
 # it kept. V8's own choice settled near 1.2 times under steady load, a full collection every 3-4 s
 # whose concurrent marking held a one-core instance for 100-150 ms (docs/operations.md, "Container").
-# The tracing preload loads nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Tracing").
-CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--no-allocation-site-pretenuring", "--heap-growing-percent=200", "--import", "./dist/src/tracing/preload.js", "dist/src/server.js"]
+# The server loads tracing first when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Tracing").
+CMD ["node", "--min-semi-space-size=64", "--max-semi-space-size=64", "--no-allocation-site-pretenuring", "--heap-growing-percent=200", "dist/src/server.js"]

@@ -30,6 +30,4 @@ if (sourcesPresent) {
   }
 }
 process.argv.splice(2, 1)
-// The server loads tracing first, so the SDK can patch pg, ioredis and gRPC before they are imported.
-if (entry === 'src/server.js') await import(pathToFileURL(join(root, 'dist/src/tracing/preload.js')).href)
 await import(pathToFileURL(compiled).href)

@@ -44,6 +44,10 @@ try {
   fail(error)
 }
 
+// A service that goes away while the database is still opening leaves nothing to serve: stop at once.
+const stopWhileOpening = (): never => process.exit(0)
+process.once('disconnect', stopWhileOpening)
+
 // A fresh directory is made in a process of its own: creating a database (initdb) leaves its own
 // WebAssembly instance and files in memory for as long as the process lives.
 if (!existsSync(join(directory, 'PG_VERSION'))) {
@@ -83,7 +87,8 @@ function socketIsOurs (): boolean {
   }
 }
 
-listen(() => process.send?.('ready'))
+// The callback takes the error of a channel the service closed meanwhile (its disconnect is handled below).
+listen(() => process.send?.('ready', undefined, undefined, () => {}))
 // Connections already open keep working on a deleted socket file, new ones would find nothing.
 setInterval(() => {
   if (listening === undefined || socketIsOurs()) return
@@ -94,6 +99,7 @@ setInterval(() => {
 
 // The service closes the channel to stop us, or it died: either way the database closes cleanly.
 // Closing the server unlinks the socket path: never one another process serves on now.
+process.off('disconnect', stopWhileOpening)
 process.once('disconnect', () => {
   if (socketIsOurs()) server.close()
   db.close().then(() => {

@@ -10,7 +10,7 @@ const CLIENT = 3
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c'
 const PARENT_ID = 'b7ad6b7169203331'
 
-t.test('the server started with the tracing preload exports over OTLP/HTTP, and shutdown flushes the spans', async t => {
+t.test('the server started as plain `node src/server`, without a preload, exports over OTLP/HTTP, and shutdown flushes the spans', async t => {
   const databaseUrl = await freshPostgresDatabase(t)
   const redisUrl = requireService(t, 'TEST_REDIS_URL')
   if (databaseUrl === undefined || redisUrl === undefined) return
@@ -26,7 +26,7 @@ t.test('the server started with the tracing preload exports over OTLP/HTTP, and 
     REDIS_KEY_PREFIX: uniqueRedisPrefix('otlp-export'),
     HEARTBEAT_URL: `${collector.url}/heartbeats`,
     HEARTBEAT_INTERVAL_MS: '600000'
-  }, ['--import', './src/tracing/preload.ts'])
+  })
   await untilReady(server.url)
 
   const token = await mintToken({ scope: 'candidatos:write', sub: 'recrutadora-2' })
