@@ -3,7 +3,8 @@
 // PostgreSQL: idle and under a bounded read and list load. `npm run bench:memory` is the full-size run.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { test } from 'tap'
@@ -18,6 +19,8 @@ import { closedPort } from '../support/closed-port.js'
 
 const root = join(import.meta.dirname, '../..')
 const MiB = 1024 * 1024
+// What the embedded database's process may take idle (docs/benchmarks.md, "Memory").
+const EMBEDDED_DATABASE_BUDGET = 200 * MiB
 
 function manifest (name: string): string {
   return readFileSync(join(root, 'deploy/k8s', name), 'utf8')
@@ -110,4 +113,31 @@ test('the Kubernetes memory request, limit and autoscaling fit the service idle 
   t.ok(peak < 0.75 * limit, 'a loaded instance leaves a quarter of its limit for spikes')
   // A process keeps what a load made it take: a memory target it stays above would never scale back in.
   if (hpaTarget !== undefined) t.ok(after < hpaTarget * request, 'after the load the instance is back under the autoscaling memory target')
+})
+
+test('on a new DATA_DIR, the embedded database process stays small once the service is ready', async t => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'memory-embedded-'))
+  const port = await closedPort()
+  const child = spawn(process.execPath, [...SHIPPED_NODE_FLAGS, 'scripts/start.js'], {
+    cwd: root,
+    env: shippedEnvironment({ PORT: String(port), DATA_DIR: dataDir, AUTH_JWT_SECRET: TEST_JWT_SECRET }),
+    stdio: ['ignore', 'ignore', 'inherit']
+  })
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    }
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  await eventually(async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/health/ready`)
+    if (response.status !== 200) throw new Error(`readiness answered ${response.status}`)
+  }, { timeout: 90_000, interval: 200 })
+  const [database] = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+  const rss = rssBytes(database!)
+  t.comment(`embedded database process: ${(rss / MiB).toFixed(0)} MiB`)
+  // Creating the database (initdb) in the serving process, PGlite's default shared buffers and
+  // optimised WebAssembly code each took it well past this.
+  t.ok(rss < EMBEDDED_DATABASE_BUDGET, `under ${EMBEDDED_DATABASE_BUDGET / MiB} MiB`)
 })

@@ -88,6 +88,11 @@ t.test('detail endpoints need a token with health:read; /health shows checks onl
     checks: { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy' }
   })
   t.equal((await app.inject({ url: '/health', headers: { authorization: 'Bearer not-a-token' } })).statusCode, 401, 'a bad token is refused, not ignored')
+  const expired = await bearer({ scope: 'health:read', exp: Math.floor(Date.now() / 1000) - 3600 })
+  t.equal((await app.inject({ url: '/health', headers: expired })).statusCode, 401, '/health uses the token, so an expired one is refused')
+  for (const probe of ['/ping', '/health/live', '/health/ready', '/health/startup', '/health/shallow']) {
+    t.equal((await app.inject({ url: probe, headers: expired })).statusCode, 200, `${probe} uses no token and ignores an expired one`)
+  }
 })
 
 t.test('protected detail endpoints: deep, dependencies and one dependency by name', async t => {
