@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { documentInfo, tagObjects } from '../src/openapi/document-info.js'
 import { documentedPath, documentGroups, type DocumentGroup } from '../src/openapi/groups.js'
-import { securitySchemes } from '../src/auth/openapi-security.js'
+import { bearerOnly, securitySchemes } from '../src/auth/openapi-security.js'
 import { dropUnusedSecuritySchemes, operationSchema } from '../src/openapi/operation.js'
 import { shareProblemSchema } from '../src/openapi/problems.js'
 import { serveDocument } from '../src/openapi/served-document.js'
@@ -41,13 +41,15 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
         info: documentInfo(group, table, vendorName),
         servers: [{ url: '/', description: 'This service' }],
         // The schemes' names are needed while operations are built; their scopes are filled in below.
-        components: { securitySchemes: securitySchemes(fastify.config.AUTH_TOKEN_URL, []) }
+        components: { securitySchemes: securitySchemes(fastify.config.AUTH_TOKEN_URL, []) as never }
       },
       transform ({ schema, route }) {
         const path = documentedPath(group, route as RouteOptions)
         if (path === undefined) return { schema: { ...schema, hide: true }, url: route.url }
         const deprecated = group.version?.deprecated === true
-        return { schema: operationSchema(route as RouteOptions, { versioned: group.version !== undefined, deprecated }) as never, url: path }
+        const documented = operationSchema(route as RouteOptions, { versioned: group.version !== undefined, deprecated }) as { security?: Array<Record<string, string[]>> }
+        const withoutOauth2 = fastify.config.AUTH_TOKEN_URL === undefined && documented.security !== undefined
+        return { schema: (withoutOauth2 ? { ...documented, ...bearerOnly(documented.security!) } : documented) as never, url: path }
       },
       transformObject (documents) {
         const document = (documents as unknown as { openapiObject: OpenApiDocument }).openapiObject

@@ -23,30 +23,50 @@ export function scopeDescription (scope: string): string | undefined {
   return SCOPE_DESCRIPTIONS[scope]
 }
 
-// Without AUTH_TOKEN_URL the scheme still lists the scopes; its description says no token URL is set.
-const UNSET_TOKEN_URL = '/oauth/token'
+const BEARER_SCHEME = { type: 'http' as const, scheme: 'bearer', bearerFormat: 'JWT' }
 
-/** The `components.securitySchemes` of the documents: every scope the routes declare, described. */
+function describedScopes (scopes: Iterable<string>): Array<[string, string]> {
+  return [...scopes].sort().map(scope => [scope, scopeDescription(scope) ?? `Scope ${scope}`])
+}
+
+/**
+ * The `components.securitySchemes` of the documents: every scope the routes declare, described. The
+ * oauth2 scheme names where tokens come from, so it is there only with AUTH_TOKEN_URL: a token URL
+ * this service does not answer would send generated clients and the docs' Authorize button nowhere.
+ * Without it, operations name the bearer scheme and list their scopes in `x-scopes` (see bearerOnly).
+ */
 export function securitySchemes (tokenUrl: string | undefined, scopes: Iterable<string>) {
+  if (tokenUrl === undefined) {
+    return {
+      [BEARER_SCHEME_NAME]: {
+        ...BEARER_SCHEME,
+        description: 'An OAuth 2.0 access token from the authorization server, sent as `Authorization: Bearer <token>` (RFC 6750); it must carry every scope the operation lists. The scopes:\n\n' +
+          describedScopes(scopes).map(([scope, description]) => `- \`${scope}\`: ${description}`).join('\n') + '\n\nEach operation lists the scopes it needs in `x-scopes`.'
+      }
+    }
+  }
   return {
     [OAUTH2_SCHEME_NAME]: {
       type: 'oauth2' as const,
-      description: 'OAuth 2.0 access tokens from the authorization server (RFC 6749 client credentials); each operation lists the scopes it needs.' +
-        (tokenUrl === undefined ? ' This instance names no token endpoint (AUTH_TOKEN_URL is unset): ask its operators where tokens come from.' : ''),
-      flows: {
-        clientCredentials: {
-          tokenUrl: tokenUrl ?? UNSET_TOKEN_URL,
-          scopes: Object.fromEntries([...scopes].sort().map(scope => [scope, scopeDescription(scope) ?? `Scope ${scope}`]))
-        }
-      }
+      description: 'OAuth 2.0 access tokens from the authorization server (RFC 6749 client credentials); each operation lists the scopes it needs.',
+      flows: { clientCredentials: { tokenUrl, scopes: Object.fromEntries(describedScopes(scopes)) } }
     },
     [BEARER_SCHEME_NAME]: {
-      type: 'http' as const,
-      scheme: 'bearer',
-      bearerFormat: 'JWT',
+      ...BEARER_SCHEME,
       description: 'The same OAuth 2.0 access token, obtained elsewhere and sent as `Authorization: Bearer <token>` (RFC 6750); it must carry the scopes the operation lists under `oauth2`.'
     }
   }
+}
+
+/**
+ * An operation's security when the documents have no oauth2 scheme: the bearer scheme alone, and the
+ * scopes it needs in `x-scopes` (linters accept scopes only under an OAuth scheme's flows).
+ */
+export function bearerOnly (security: Array<Record<string, string[]>>): { security: Array<Record<string, string[]>>, 'x-scopes'?: string[] } {
+  const scopes = security.find(alternative => OAUTH2_SCHEME_NAME in alternative)?.[OAUTH2_SCHEME_NAME]
+  if (scopes === undefined) return { security }
+  const bearer = security.filter(alternative => !(OAUTH2_SCHEME_NAME in alternative))
+  return scopes.length === 0 ? { security: bearer } : { security: bearer, 'x-scopes': scopes }
 }
 
 /** The operation's security requirement: the scopes, and an empty alternative when a token is optional. */

@@ -6,7 +6,7 @@ import { build } from '../helper.js'
 const GROUPS = ['v1', 'v2', 'ops']
 const VERSION_GROUPS: Record<string, string> = { '1.0': 'v1', '2.0': 'v2' }
 
-interface Operation { operationId: string, deprecated?: boolean, security?: Array<Record<string, string[]>>, responses: Record<string, { content?: Record<string, { schema: unknown }> }>, parameters?: Array<{ name: string, in: string }> }
+interface Operation { operationId: string, deprecated?: boolean, security?: Array<Record<string, string[]>>, 'x-scopes'?: string[], responses: Record<string, { content?: Record<string, { schema: unknown }> }>, parameters?: Array<{ name: string, in: string }> }
 type Document = { openapi: string, info: { title: string, version: string, description: string }, paths: Record<string, Record<string, Operation>>, components: Record<string, Record<string, unknown>>, tags: Array<{ name: string }> }
 
 // Routes like the business routes to come, beside the service's own health routes: protected,
@@ -46,22 +46,34 @@ t.test('each version document holds only its operations, at versioned paths', as
   t.match(docs.v1!.paths['/api/v1/gadgets/{id}']!.get, { summary: 'Read a gadget (1.0)' })
 })
 
-t.test('security comes from the route policy; public routes say so', async t => {
+t.test('security comes from the route policy; public routes say so; the oauth2 scheme only with AUTH_TOKEN_URL', async t => {
+  // Without a token endpoint the documents name none: the scopes go under the bearer scheme.
   const app = await build(t, { extraRoutes: sampleRoutes })
   const docs = await documents(app)
   const create = docs.v2!.paths['/api/v2/gadgets']!.post!
-  t.same(create.security, [{ oauth2: ['vagas:write', 'vagas:read'] }, { bearerAuth: [] }])
+  t.same(create.security, [{ bearerAuth: [] }])
+  t.same(create['x-scopes'], ['vagas:write', 'vagas:read'], 'the scopes it needs')
   t.ok(create.responses['401'] && create.responses['403'], 'protected operations list 401 and 403')
-  t.same(docs.ops!.paths['/health/gadgets']!.get!.security, [{ oauth2: ['health:read'] }, { bearerAuth: [] }])
-  t.same(docs.ops!.paths['/health']!.get!.security, [{}, { oauth2: [] }, { bearerAuth: [] }], 'optional authentication')
+  t.same(docs.ops!.paths['/health/gadgets']!.get!.security, [{ bearerAuth: [] }])
+  t.same(docs.ops!.paths['/health/gadgets']!.get!['x-scopes'], ['health:read'])
+  t.same(docs.ops!.paths['/health']!.get!.security, [{}, { bearerAuth: [] }], 'optional authentication')
   t.same(docs.ops!.paths['/ping']!.get!.security, [])
   t.notOk(docs.ops!.paths['/ping']!.get!.responses['401'])
   // Deny by default: a route declaring no scopes still needs a token, and its document says so.
-  t.same(docs.v2!.paths['/api/v2/user']!.get!.security, [{ oauth2: [] }, { bearerAuth: [] }])
+  t.same(docs.v2!.paths['/api/v2/user']!.get!.security, [{ bearerAuth: [] }])
   t.ok(docs.v2!.paths['/api/v2/user']!.get!.responses['401'], 'it lists 401')
   for (const group of ['v2', 'ops']) {
-    t.match(docs[group]!.components.securitySchemes, {
-      oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: String, scopes: { 'vagas:read': String } } } },
+    t.notOk('oauth2' in docs[group]!.components.securitySchemes, `${group}: no oauth2 scheme pointing at a token URL nobody answers`)
+    t.match(docs[group]!.components.securitySchemes, { bearerAuth: { type: 'http', scheme: 'bearer', description: /`vagas:read`: Read vacancies/ } })
+  }
+
+  const withTokenUrl = await build(t, { extraRoutes: sampleRoutes, env: { AUTH_TOKEN_URL: 'https://auth.example.com/oauth/token' } })
+  const oauth = await documents(withTokenUrl)
+  t.same(oauth.v2!.paths['/api/v2/gadgets']!.post!.security, [{ oauth2: ['vagas:write', 'vagas:read'] }, { bearerAuth: [] }])
+  t.same(oauth.ops!.paths['/health']!.get!.security, [{}, { oauth2: [] }, { bearerAuth: [] }], 'optional authentication')
+  for (const group of ['v2', 'ops']) {
+    t.match(oauth[group]!.components.securitySchemes, {
+      oauth2: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://auth.example.com/oauth/token', scopes: { 'vagas:read': String } } } },
       bearerAuth: { type: 'http', scheme: 'bearer' }
     })
   }
