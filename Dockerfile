@@ -9,6 +9,9 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY plugins ./plugins
 COPY routes ./routes
+COPY scripts/build-info.js ./scripts/
+# GET /info and the build_info metric name the commit: `docker build --build-arg SOURCE_COMMIT=$(git rev-parse HEAD) .`
+ARG SOURCE_COMMIT
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim

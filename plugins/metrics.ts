@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import fastifyMetricsModule from 'fastify-metrics'
 import promClient from 'prom-client'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { buildInfo } from '../src/build-info.js'
 import { gaugeValueOf } from '../src/health/status.js'
 import { addRouteHook } from '../src/http/route-hooks.js'
 import { routePolicy } from '../src/http/route-policy.js'
@@ -56,6 +57,14 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
     registry.removeSingleMetric(name)
   }
+
+  // The Prometheus convention for what is running: always 1, the facts are the labels.
+  new promClient.Gauge({
+    name: 'recrutamento_api_build_info',
+    help: 'Always 1; labelled with the service version, the source commit it was built from and the Node.js version',
+    labelNames: ['version', 'revision', 'nodejs_version'],
+    registers: [registry]
+  }).set({ version: buildInfo.version, revision: buildInfo.commit, nodejs_version: buildInfo.runtime.version }, 1)
 
   // Gauges read the registry's newest results when scraped: scraping runs no check.
   registry.registerMetric(new promClient.Gauge({
