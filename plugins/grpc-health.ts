@@ -1,8 +1,10 @@
 import fp from 'fastify-plugin'
-import { Server, ServerCredentials } from '@grpc/grpc-js'
+import { logVerbosity, Server, ServerCredentials, setLogVerbosity } from '@grpc/grpc-js'
 import { service as healthServiceDefinition } from 'grpc-health-check'
 import type { FastifyInstance } from 'fastify'
+import { ConfigError } from '../src/config.js'
 import { createGrpcHealthService } from '../src/health/grpc-health-service.js'
+import { listenFailure } from '../src/http/listen-failure.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,8 +35,13 @@ async function grpcHealth (fastify: FastifyInstance): Promise<void> {
   fastify.health.onReadinessChange(health.publish)
 
   const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`
+  // grpc-js writes its own lines to stderr (a failed bind among them); the failure is said below, once.
+  setLogVerbosity(logVerbosity.NONE)
   const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, actualPort) => error === null ? resolve(actualPort) : reject(error))
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, actualPort) => {
+      if (error === null) resolve(actualPort)
+      else reject(new ConfigError(listenFailure(error, { host, port }, 'HOST, GRPC_PORT')))
+    })
   })
   fastify.decorate('grpcHealthPort', bound)
   log.info({ port: bound }, 'gRPC health server listening')

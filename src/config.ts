@@ -90,6 +90,10 @@ export const ConfigSchema = Type.Object({
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 300000, default: 10000, description: 'milliseconds from 100 to 300000' }),
   // Logs during an outage: refused requests (503 problems) are counted and logged once per interval.
   REFUSED_LOG_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 3600000, default: 10000, description: 'milliseconds from 100 to 3600000' }),
+  // The management listener (docs/operations.md, "Management listener"): /metrics, the detailed health
+  // endpoints and /info without a token, never a business route. Off unless MANAGEMENT_PORT is set.
+  MANAGEMENT_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer port from 0 to 65535, other than PORT and GRPC_PORT' })),
+  MANAGEMENT_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address to bind the management listener' }),
   GRPC_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer port from 0 to 65535' })),
   // What gRPC health clients may hold open: streams per connection (HTTP/2 SETTINGS) and Watch streams in all.
   GRPC_MAX_CONCURRENT_STREAMS: Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'gRPC streams one connection may have open at once, from 1 to 10000' }),
@@ -150,6 +154,7 @@ export function loadConfig (env: Record<string, string | undefined> = process.en
   checkVersionDates(config as Config)
   checkUnknownSettings(config as Config, env)
   checkDatabaseChoice(config as Config)
+  checkPorts(config as Config)
   return config as Config
 }
 
@@ -163,6 +168,15 @@ function checkDatabaseChoice (config: Config): void {
   }
   if (config.NODE_ENV === 'production' && config.DATABASE_URL === undefined && !config.DATABASE_EMBEDDED) {
     throw new ConfigError('NODE_ENV=production needs DATABASE_URL, or DATABASE_EMBEDDED=true to run on the embedded database under DATA_DIR')
+  }
+}
+
+/** The service's listeners each need a port of their own (0, a port the system picks, never clashes). */
+function checkPorts (config: Config): void {
+  const { PORT, GRPC_PORT, MANAGEMENT_PORT } = config
+  if (MANAGEMENT_PORT === undefined || MANAGEMENT_PORT === 0) return
+  for (const [name, port] of [['PORT', PORT], ['GRPC_PORT', GRPC_PORT]] as const) {
+    if (port === MANAGEMENT_PORT) throw new ConfigError(`MANAGEMENT_PORT=${MANAGEMENT_PORT} is also ${name}: the management listener needs a port of its own`)
   }
 }
 

@@ -11,6 +11,7 @@ import { serverOptions } from './server-options.js'
 import { tlsOptions } from './tls.js'
 import { flushTraces } from './tracing/shutdown.js'
 import { isDescriptorExhaustion } from './http/descriptor-limit.js'
+import { listenFailure } from './http/listen-failure.js'
 
 function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> } {
   try {
@@ -26,16 +27,14 @@ function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> }
 }
 
 const STDOUT = 1
-// What a failed listen means, for the one line that says why the service did not start.
-const LISTEN_FAILURES: Record<string, string> = {
-  EADDRINUSE: 'the port is in use by another process',
-  EACCES: 'this user may not listen on that port',
-  EADDRNOTAVAIL: 'no network interface of this machine has that address',
-  ENOTFOUND: 'the host name does not resolve',
-  EAI_AGAIN: 'the host name could not be resolved right now'
-}
 // Left of the shutdown bound after the span flush, for the last log line and the exit.
 const FLUSH_MARGIN_MS = 250
+
+/** After a start-up failure's one line: what was started (the embedded database) stops, and says nothing. */
+async function closedQuietly (server: FastifyInstance): Promise<void> {
+  server.log.level = 'silent'
+  await server.close().catch(() => {})
+}
 
 async function start (): Promise<void> {
   const { config, https } = readConfig()
@@ -61,6 +60,7 @@ async function start (): Promise<void> {
     // A setting that only a plugin can judge (a missing key, an unreadable file) stops start-up plainly.
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`)
+      await closedQuietly(server)
       process.exit(1)
     }
     throw error
@@ -106,10 +106,8 @@ async function start (): Promise<void> {
     await server.listen({ port: config.PORT, host: config.HOST })
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException
-    server.log.fatal({ code, host: config.HOST, port: config.PORT }, `cannot listen on ${config.HOST}:${config.PORT} (HOST, PORT): ${LISTEN_FAILURES[code ?? ''] ?? (error as Error).message}`)
-    // One line says it all: the rest of the shutdown (the embedded database stopping) stays quiet.
-    server.log.level = 'silent'
-    await server.close().catch(() => {})
+    server.log.fatal({ code, host: config.HOST, port: config.PORT }, listenFailure(error, { host: config.HOST, port: config.PORT }, 'HOST, PORT'))
+    await closedQuietly(server)
     process.exit(1)
   }
 }

@@ -2,6 +2,7 @@ import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { eventually } from '../support/eventually.js'
 import { otlpReceiver } from '../support/otlp-receiver.js'
+import { freePorts } from '../support/closed-port.js'
 import { startBuiltServerProcess, untilReady } from '../support/server-process.js'
 import { runClientFlows } from './run-flows.js'
 
@@ -14,7 +15,9 @@ const CLIENT_SPAN = 3
 
 t.test(`the built service on Node.js ${version}, started as the image starts it with tracing on, serves the client flows and says nothing but its log`, async t => {
   const collector = await otlpReceiver(t)
+  const [managementPort] = await freePorts(1)
   const server = await startBuiltServerProcess(t, node, {
+    MANAGEMENT_PORT: String(managementPort),
     OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '200'
@@ -22,6 +25,11 @@ t.test(`the built service on Node.js ${version}, started as the image starts it 
   await untilReady(server.url, 90_000)
 
   await runClientFlows(t, server.url)
+
+  // What runs, as the management listener tells it: the commit the build was made from, this Node.js.
+  const info = await (await fetch(`http://127.0.0.1:${managementPort}/info`)).json()
+  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim()
+  t.match(info, { commit, runtime: { name: 'node', version } }, '/info names the build and the runtime')
 
   // The request spans, and under them the database's: the loader hook patched pg's ESM import.
   await eventually(() => {

@@ -46,6 +46,22 @@ t.test('a port in use: one line naming the setting and the cause, exit 1, and no
   t.equal(leftBehind, '', 'the embedded database process stopped with the service')
 })
 
+t.test('a management or gRPC port in use: one line naming the settings, exit 1, and no database process left', async t => {
+  const taken = createServer()
+  await new Promise<void>(resolve => taken.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { taken.close() })
+  const { port } = taken.address() as { port: number }
+  for (const [env, settings] of [[{ MANAGEMENT_PORT: String(port) }, 'MANAGEMENT_HOST, MANAGEMENT_PORT'], [{ GRPC_PORT: String(port) }, 'HOST, GRPC_PORT']] as const) {
+    const dataDir = await freshDataDir(t)
+    const { lines, code, leftBehind } = await startUntilExit(dataDir, { PORT: '0', ...env })
+    t.equal(code, 1, settings)
+    const failures = failureLines(lines)
+    t.equal(failures.length, 1, `one line: ${failures.join('\n')}`)
+    t.equal(failures[0], `cannot listen on 127.0.0.1:${port} (${settings}): the port is in use by another process`)
+    t.equal(leftBehind, '', 'the embedded database process stopped with the service')
+  }
+})
+
 t.test('a host that does not resolve: one line, exit 1', async t => {
   const { lines, code } = await startUntilExit(await freshDataDir(t), { HOST: '999.1.1.1' })
   t.equal(code, 1)

@@ -1,0 +1,89 @@
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
+import fp from 'fastify-plugin'
+import { Type } from '@sinclair/typebox'
+import { buildInfo } from '../src/build-info.js'
+import { ConfigError } from '../src/config.js'
+import { healthRouteSchema } from '../src/health/route-schema.js'
+import { StatusWithChecks } from '../src/health/schemas.js'
+import { httpStatusOf } from '../src/health/status.js'
+import { problem } from '../src/http/error-catalogue.js'
+import { listenFailure } from '../src/http/listen-failure.js'
+import { serverOptions } from '../src/server-options.js'
+import configPlugin from './config.js'
+import problemDetails from './problem-details.js'
+import metricsRoute from '../routes/metrics.js'
+import healthDetails from '../routes/health/dependencies.js'
+import healthProbes from '../routes/health/probes.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The management listener's own app, or null when MANAGEMENT_PORT is unset. */
+    management: FastifyInstance | null
+  }
+}
+
+const BuildInfoSchema = Type.Object({
+  version: Type.String({ description: 'The service version' }),
+  commit: Type.String({ description: 'The source commit it was built from, or `unknown`' }),
+  startedAt: Type.String({ format: 'date-time', description: 'When this process started' }),
+  runtime: Type.Object({ name: Type.Literal('node'), version: Type.String() })
+}, { additionalProperties: false })
+
+/** What only the management listener serves: `/info`, and `/health` with every check. */
+const managementOnly: FastifyPluginAsync = async (management) => {
+  const { health } = management
+  management.get('/info', { schema: { response: { 200: BuildInfoSchema } } }, async () => buildInfo)
+  management.get('/health', {
+    schema: healthRouteSchema({ summary: 'Readiness with every check', description: 'The readiness result.' }, StatusWithChecks)
+  }, async (_request, reply) => {
+    const result = health.readiness()
+    return reply.code(httpStatusOf(result.status)).send(result)
+  })
+}
+
+/**
+ * With MANAGEMENT_PORT set, a second listener on MANAGEMENT_HOST serves what operators' tools read,
+ * without a token: `/metrics`, the health endpoints (the details included) and `/info`. It is a
+ * separate app with those routes only, so no business route is reachable through it whatever a
+ * request says. The route files are the service's own: the scopes they declare go unchecked here,
+ * because this app has no access control at all; it belongs on a private network.
+ */
+async function managementListener (fastify: FastifyInstance): Promise<void> {
+  const { config } = fastify
+  if (config.MANAGEMENT_PORT === undefined) {
+    fastify.decorate('management', null)
+    return
+  }
+  // The service's connection limits and timeouts; nothing of its routing, versioning or access log.
+  const { http, requestTimeout, keepAliveTimeout, connectionTimeout, clientErrorHandler, genReqId, requestIdHeader } = serverOptions(config)
+  const limits = { http, requestTimeout, keepAliveTimeout, connectionTimeout, clientErrorHandler, genReqId, requestIdHeader }
+  const management = Fastify({ ...limits, loggerInstance: fastify.log.child({ listener: 'management' }), bodyLimit: 1024 }) as unknown as FastifyInstance
+  management.decorate('health', fastify.health)
+  management.decorate('metricsRegistry', fastify.metricsRegistry)
+  await management.register(configPlugin, { config })
+  await management.register(problemDetails)
+  management.addHook('onSend', async (_request, reply) => { reply.header('cache-control', 'no-store') })
+  management.setNotFoundHandler(async (_request, reply) => reply.sendProblem(problem('NotFound')))
+  // Scrapes and polls are not news: errors are still logged.
+  await management.register(async scope => {
+    await scope.register(metricsRoute)
+    await scope.register(managementOnly)
+    await scope.register(healthProbes, { prefix: '/health' })
+    await scope.register(healthDetails, { prefix: '/health' })
+  }, { logLevel: 'warn' })
+  fastify.decorate('management', management)
+
+  // Listening once the service is ready to be read; closed last, so it answers through the drain.
+  fastify.addHook('onReady', async () => {
+    const address = { host: config.MANAGEMENT_HOST, port: config.MANAGEMENT_PORT! }
+    try {
+      // Not "Server listening at": that line names the service's own port, for people and scripts.
+      await management.listen({ ...address, listenTextResolver: url => `management listener at ${url}` })
+    } catch (error) {
+      throw new ConfigError(listenFailure(error, address, 'MANAGEMENT_HOST, MANAGEMENT_PORT'))
+    }
+  })
+  fastify.addHook('onClose', async () => { await management.close() })
+}
+
+export default fp(managementListener, { name: 'management', fastify: '5.x', dependencies: ['config', 'health', 'metrics'] })
