@@ -10,10 +10,11 @@ export type { OpsPaths, V1Paths, V2Paths }
 export interface ClientOptions {
   /** Where the service is, e.g. `https://api.example.com`. */
   baseUrl: string
+  // `| undefined`: `token: process.env.TOKEN` compiles under exactOptionalPropertyTypes too.
   /** The OAuth 2.0 access token, or a function that returns a current one; none for public operations. */
-  token?: string | (() => string | Promise<string>)
+  token?: string | (() => string | Promise<string>) | undefined
   /** A fetch of your own (a proxy agent, a test recorder); the global fetch by default. */
-  fetch?: (request: Request) => Promise<Response>
+  fetch?: ((request: Request) => Promise<Response>) | undefined
 }
 
 function bearerToken (token: NonNullable<ClientOptions['token']>): Middleware {
