@@ -158,13 +158,19 @@ function toDetail (row: DetailRow): CandidatoDetail {
  * once: a request only binds its values (see compiled-shapes.ts).
  */
 function fixedStatements (db: Kysely<Schema>) {
+  const lockedDetails = (slot: Slot) => detailQuery(db).where(sql<boolean>`c.id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('c.id').forUpdate('c')
+  const sharedVagas = (slot: Slot) => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em'])
+    .where(sql<boolean>`id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('id').forShare()
   return {
     detail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id'))),
     /** The candidatos with their history, their rows locked until the transaction ends, in id order. */
-    lockedDetails: compiledStatement<DetailRow>(slot => detailQuery(db).where(sql<boolean>`c.id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('c.id').forUpdate('c')),
+    lockedDetails: compiledStatement<DetailRow>(slot => lockedDetails(slot)),
+    /** The same, leaving out the rows another transaction holds locked rather than waiting for them. */
+    freeDetails: compiledStatement<DetailRow>(slot => lockedDetails(slot).skipLocked()),
     /** Shared locks: the vagas can neither close nor disappear until the transaction ends. */
-    sharedVagas: compiledStatement(slot => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em'])
-      .where(sql<boolean>`id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('id').forShare()),
+    sharedVagas: compiledStatement(slot => sharedVagas(slot)),
+    /** The same, leaving out the vagas another transaction is changing or removing. */
+    freeVagas: compiledStatement(slot => sharedVagas(slot).skipLocked()),
     /**
      * New candidatos, `cadastrado`, one per element of the arrays of names and addresses; inserted in
      * the order of the unique index, so concurrent batches never wait on each other in a cycle.
@@ -181,6 +187,9 @@ function fixedStatements (db: Kysely<Schema>) {
     }))
   }
 }
+
+/** A move a shared transaction left out: its row was locked elsewhere; it is made alone afterwards. */
+const LEFT_OUT = Symbol('left out')
 
 interface MoveCall {
   id: string
@@ -260,19 +269,38 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
    * rows locked, each in id order (vagas before candidatos, as removing a vaga takes them, so
    * concurrent transactions never wait on each other in a cycle); each move decided on its candidato
    * as stored, and every allowed move written in one statement.
+   *
+   * Moves of several clients never wait for a lock held outside the transaction: a move whose
+   * candidato or destination another transaction holds is left out and made alone right after, in a
+   * transaction of its own that waits for the lock. So a row one client's request keeps locked (a long
+   * transaction, a vaga being removed) delays that client only, never the others sharing its turn.
    */
-  const movesInOneTransaction = async (calls: readonly MoveCall[]): Promise<Array<MoveOutcome | Error>> => await db.transaction().execute(async trx => {
+  const movesInOneTransaction = async (calls: readonly MoveCall[]): Promise<Array<MoveOutcome | Error | Promise<MoveOutcome>>> => {
+    const alone = calls.length === 1
+    const outcomes = await db.transaction().execute(async trx => await decideAndWrite(trx, calls, alone))
+    return outcomes.map((outcome, i) => outcome === LEFT_OUT ? moveAlone(calls[i]!) : outcome)
+  }
+  const moveAlone = async (call: MoveCall): Promise<MoveOutcome> => {
+    const [outcome] = await movesInOneTransaction([call])
+    if (outcome instanceof Error) throw outcome
+    return await outcome!
+  }
+
+  const decideAndWrite = async (trx: Transaction<Schema>, calls: readonly MoveCall[], alone: boolean): Promise<Array<MoveOutcome | Error | typeof LEFT_OUT>> => {
     const vagaIds = [...new Set(calls.flatMap(({ request }) => needsTargetVaga(request.move) && request.vagaId !== undefined ? [request.vagaId] : []))]
     const targets = new Map<string, VagaSummary>()
     if (vagaIds.length > 0) {
-      for (const row of (await trx.executeQuery(statements.sharedVagas({ ids: vagaIds }))).rows) {
+      for (const row of (await trx.executeQuery((alone ? statements.sharedVagas : statements.freeVagas)({ ids: vagaIds }))).rows) {
         targets.set(row.id, { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em })
       }
     }
-    const { rows } = await trx.executeQuery(statements.lockedDetails({ ids: calls.map(call => call.id) }))
+    const { rows } = await trx.executeQuery((alone ? statements.lockedDetails : statements.freeDetails)({ ids: calls.map(call => call.id) }))
     const locked = new Map(rows.map(row => [row.id, toDetail(row)]))
-    const plans = calls.map(call => planMove(call, locked.get(call.id), targets))
-    const moves = plans.filter((plan): plan is PlannedMove => 'entry' in plan)
+    // Shared, a row not returned may be held by another transaction (or not exist): that move goes alone.
+    const leftOut = (call: MoveCall) => !alone && (!locked.has(call.id) ||
+      (needsTargetVaga(call.request.move) && call.request.vagaId !== undefined && !targets.has(call.request.vagaId)))
+    const plans = calls.map(call => leftOut(call) ? LEFT_OUT : planMove(call, locked.get(call.id), targets))
+    const moves = plans.filter((plan): plan is PlannedMove => plan !== LEFT_OUT && 'entry' in plan)
     const written = new Map<string, { atualizado_em: Instant, versao: number, em: Instant }>()
     if (moves.length > 0) {
       const values = {
@@ -288,9 +316,9 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
       }
       for (const row of (await trx.executeQuery(statements.moves(values))).rows) written.set(row.id, row)
     }
-    const outcomes: Array<MoveOutcome | Error> = []
+    const outcomes: Array<MoveOutcome | Error | typeof LEFT_OUT> = []
     for (const plan of plans) {
-      if (!('entry' in plan)) {
+      if (plan === LEFT_OUT || !('entry' in plan)) {
         outcomes.push(plan)
         continue
       }
@@ -307,7 +335,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
       })
     }
     return outcomes
-  })
+  }
 
   // A candidato moves once per transaction: a later move of it in the same batch is made again once
   // this batch has committed, in a later batch, and is decided on what the earlier move left. The
