@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
-import { createChildLoggerFactory } from '../../../src/logging/request-logger.js'
+import { createChildLoggerFactory } from '../../src/logging/request-logger.js'
 
 function capture (level: string) {
   const lines: Array<Record<string, unknown>> = []

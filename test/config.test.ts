@@ -1,5 +1,5 @@
 import t from 'tap'
-import { loadConfig } from '../../src/config.js'
+import { loadConfig } from '../src/config.js'
 
 t.test('RETRY_AFTER_SECONDS: 5 by default, its older name SHED_RETRY_AFTER_SECONDS still sets it, the newer name wins', async t => {
   t.equal(loadConfig({}).RETRY_AFTER_SECONDS, 5)

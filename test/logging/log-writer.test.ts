@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { closeSync, openSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { LogWriter } from '../../../src/logging/log-writer.js'
+import { LogWriter } from '../../src/logging/log-writer.js'
 
 function logFile (t: Test): { path: string, fd: number } {
   const path = join(t.testdir(), 'out.log')
