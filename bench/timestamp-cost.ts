@@ -1,9 +1,9 @@
 // What reading a timestamp costs, the two ways the service has read them: pg's parser to a Date then
-// toISOString (as the representations did), and instantOf (the text moved into ISO form). CPU time of
+// toISOString (as the representations did), and isoTimestampOf (the text moved into ISO form). CPU time of
 // this process per page of 20 candidatos (63 timestamps), interleaved rounds, medians and the ratio:
 // `node --import=tsx bench/timestamp-cost.ts`.
 import pg from 'pg'
-import { instantOf } from '../src/storage/instants.js'
+import { isoTimestampOf } from '../src/storage/timestamps.js'
 
 const PER_PAGE = 63
 const PAGES = 20_000
@@ -14,7 +14,7 @@ const texts = Array.from({ length: PER_PAGE }, (_, i) => `2026-05-${String(1 + (
 
 const ways = {
   'Date then toISOString': (text: string) => (parseDate(text) as Date).toISOString(),
-  instantOf
+  isoTimestampOf
 }
 
 function microsPerPage (read: (text: string) => string): number {
@@ -34,6 +34,6 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const [name, read] of order) samples.get(name)!.push(microsPerPage(read))
 }
 const before = median(samples.get('Date then toISOString')!)
-const after = median(samples.get('instantOf')!)
+const after = median(samples.get('isoTimestampOf')!)
 for (const [name, values] of samples) console.log(`${name.padEnd(24)} ${median(values).toFixed(2)} µs CPU per page of ${PER_PAGE} timestamps (median of ${ROUNDS})`)
 console.log(`saved per page: ${(before - after).toFixed(2)} µs; ratio ${(before / after).toFixed(1)}x`)

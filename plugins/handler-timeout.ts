@@ -22,7 +22,7 @@ function droppingLateResults (handler: RouteHandlerMethod): RouteHandlerMethod {
 /**
  * HANDLER_TIMEOUT on every reading route that may wait on I/O: past it the request answers 503
  * `HandlerTimeout` and its `request.signal` aborts. Set per route rather than server-wide so that
- * routes declaring `instant` (/ping, the probes) pay for no timer at all.
+ * routes declaring `handlerTimer: false` (/ping, the probes) pay for no timer at all.
  *
  * A write is never answered by the timer: a 503 must mean nothing was done, and a write the timer
  * answered could still commit after it. Its deadline is the database's instead (statement_timeout

@@ -13,7 +13,7 @@ const overview: FastifyPluginAsyncTypebox = async (fastify) => {
     ...PROBE_ROUTE,
     prefixTrailingSlash: 'no-slash',
     // A token may need its issuer's keys fetched: this route keeps the handler timer.
-    config: { ...PROBE_ROUTE.config, instant: false, auth: 'optional' },
+    config: { ...PROBE_ROUTE.config, handlerTimer: true, auth: 'optional' },
     schema: healthRouteSchema({
       summary: 'General state of the service',
       description: 'The readiness result. Without a token only `status`; with a token carrying `health:read`, also `checks`.'

@@ -9,13 +9,13 @@ export type CandidatoAction = typeof CANDIDATO_ACTIONS[number]
 /** POST performs an action; DELETE cancels it. */
 export type ActionMethod = 'POST' | 'DELETE'
 
-export interface Move {
+export interface ActionCall {
   action: CandidatoAction
   method: ActionMethod
 }
 
-/** Every move the service knows, in the order links and refusals list them. */
-export const MOVES: readonly Move[] = [
+/** Every action call the service knows, in the order links and refusals list them. */
+export const ACTION_CALLS: readonly ActionCall[] = [
   { action: 'candidatar', method: 'POST' },
   { action: 'aprovar', method: 'POST' },
   { action: 'aprovar', method: 'DELETE' },
@@ -25,9 +25,9 @@ export const MOVES: readonly Move[] = [
   { action: 'transferir', method: 'DELETE' }
 ]
 
-/** Moves that name a destination vaga in their body. */
-export function needsTargetVaga (move: Move): boolean {
-  return move.method === 'POST' && (move.action === 'candidatar' || move.action === 'transferir')
+/** Calls that name a destination vaga in their body. */
+export function needsTargetVaga (call: ActionCall): boolean {
+  return call.method === 'POST' && (call.action === 'candidatar' || call.action === 'transferir')
 }
 
 export interface CandidatoState {
@@ -42,7 +42,7 @@ export interface TargetVaga {
 }
 
 export type Refusal =
-  | { code: 'ActionNotAllowed', detail: string, currentStatus: CandidatoStatus, allowedActions: Move[] }
+  | { code: 'ActionNotAllowed', detail: string, currentStatus: CandidatoStatus, allowedActions: ActionCall[] }
   | { code: 'VagaFechada', detail: string, vagaId: string }
   | { code: 'SameVaga', detail: string, vagaId: string }
 
@@ -50,10 +50,10 @@ export type Decision =
   | { allowed: true, next: CandidatoState }
   | { allowed: false, refusal: Refusal }
 
-/** Whether the state allows the move, before looking at any destination vaga. */
-function possible (state: CandidatoState, move: Move): boolean {
-  const post = move.method === 'POST'
-  switch (move.action) {
+/** Whether the state allows the call, before looking at any destination vaga. */
+function possible (state: CandidatoState, call: ActionCall): boolean {
+  const post = call.method === 'POST'
+  switch (call.action) {
     case 'candidatar': return post && state.status === 'cadastrado'
     case 'aprovar': return state.status === (post ? 'inscrito' : 'aprovado')
     case 'reprovar': return state.status === (post ? 'inscrito' : 'reprovado')
@@ -61,23 +61,23 @@ function possible (state: CandidatoState, move: Move): boolean {
   }
 }
 
-/** The moves possible now: one link each in a representation. */
-export function allowedMoves (state: CandidatoState): Move[] {
-  return MOVES.filter(move => possible(state, move))
+/** The calls possible now: one link each in a representation. */
+export function allowedCalls (state: CandidatoState): ActionCall[] {
+  return ACTION_CALLS.filter(call => possible(state, call))
 }
 
-function describe (move: Move): string {
-  return `${move.method} ${move.action}`
+function describe (call: ActionCall): string {
+  return `${call.method} ${call.action}`
 }
 
-function refuse (state: CandidatoState, move: Move): Decision {
-  const allowedActions = allowedMoves(state)
+function refuse (state: CandidatoState, call: ActionCall): Decision {
+  const allowedActions = allowedCalls(state)
   const allowed = allowedActions.length === 0 ? 'none' : allowedActions.map(describe).join(', ')
   return {
     allowed: false,
     refusal: {
       code: 'ActionNotAllowed',
-      detail: `${describe(move)} is not allowed while the candidato is ${state.status}; allowed now: ${allowed}.`,
+      detail: `${describe(call)} is not allowed while the candidato is ${state.status}; allowed now: ${allowed}.`,
       currentStatus: state.status,
       allowedActions
     }
@@ -85,21 +85,21 @@ function refuse (state: CandidatoState, move: Move): Decision {
 }
 
 /**
- * Decides a move: the resulting state, or why it is refused. `target` is the destination vaga of
+ * Decides an action call: the resulting state, or why it is refused. `target` is the destination vaga of
  * candidatar and transferir (POST), as read in the same transaction that applies the decision.
  */
-export function decide (state: CandidatoState, move: Move, target?: TargetVaga): Decision {
-  if (!possible(state, move)) return refuse(state, move)
-  if (needsTargetVaga(move)) {
-    if (target === undefined) throw new TypeError(`${describe(move)} needs the destination vaga`)
-    if (move.action === 'transferir' && target.id === state.vagaId) {
+export function decide (state: CandidatoState, call: ActionCall, target?: TargetVaga): Decision {
+  if (!possible(state, call)) return refuse(state, call)
+  if (needsTargetVaga(call)) {
+    if (target === undefined) throw new TypeError(`${describe(call)} needs the destination vaga`)
+    if (call.action === 'transferir' && target.id === state.vagaId) {
       return { allowed: false, refusal: { code: 'SameVaga', detail: 'The candidato is already in this vaga.', vagaId: target.id } }
     }
     if (!acceptsCandidatos(target)) {
       return { allowed: false, refusal: { code: 'VagaFechada', detail: 'The vaga is closed and accepts no candidatos.', vagaId: target.id } }
     }
   }
-  switch (`${move.action} ${move.method}`) {
+  switch (`${call.action} ${call.method}`) {
     case 'candidatar POST':
       return { allowed: true, next: { status: 'inscrito', vagaId: target!.id, transferidoDe: null } }
     case 'aprovar POST':

@@ -1,6 +1,6 @@
 // Candidates: what a candidato is and which values it accepts. Pure: no framework, no database.
 import type { FieldIssue } from './vaga.js'
-import type { Instant } from './instant.js'
+import type { IsoTimestamp } from './iso-timestamp.js'
 
 export const CANDIDATO_STATUSES = ['cadastrado', 'inscrito', 'aprovado', 'reprovado'] as const
 export type CandidatoStatus = typeof CANDIDATO_STATUSES[number]
@@ -28,8 +28,8 @@ export interface Candidato {
   vagaId: string | null
   /** The vaga of the latest transfer, while it can still be cancelled. */
   transferidoDe: string | null
-  criadoEm: Instant
-  atualizadoEm: Instant
+  criadoEm: IsoTimestamp
+  atualizadoEm: IsoTimestamp
 }
 
 /** The fields a client sets directly; status and vaga change only through actions. */

@@ -1,5 +1,5 @@
 // Vacancies: what a vaga is and which values it accepts. Pure: no framework, no database.
-import type { Instant } from './instant.js'
+import type { IsoTimestamp } from './iso-timestamp.js'
 
 export const VAGA_STATUSES = ['aberta', 'fechada'] as const
 export type VagaStatus = typeof VAGA_STATUSES[number]
@@ -12,8 +12,8 @@ export interface Vaga {
   titulo: string
   descricao: string | null
   status: VagaStatus
-  criadoEm: Instant
-  atualizadoEm: Instant
+  criadoEm: IsoTimestamp
+  atualizadoEm: IsoTimestamp
 }
 
 /** The fields a client sets; everything else the service keeps. */

@@ -13,7 +13,7 @@ export function httpDateNow (): string {
   return cachedValue
 }
 
-/** A Date, or an Instant (an ISO 8601 string), as an IMF-fixdate. */
+/** A Date, or an IsoTimestamp (an ISO 8601 string), as an IMF-fixdate. */
 export function httpDate (date: Date | string): string {
   return (typeof date === 'string' ? new Date(date) : date).toUTCString()
 }

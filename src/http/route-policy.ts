@@ -31,11 +31,11 @@ declare module 'fastify' {
     shed?: boolean
     // `rateLimit` (`false`: never rate limited) is declared by @fastify/rate-limit.
     /**
-     * The route answers from memory and waits on nothing, so it gets no HANDLER_TIMEOUT timer: that
-     * timer (an AbortController, a timeout and a close listener per request) costs more than such a
-     * route's own work (docs/benchmarks.md).
+     * `false`: no HANDLER_TIMEOUT timer, for a route that answers from memory and waits on nothing:
+     * the timer (an AbortController, a timeout and a close listener per request) costs more than such
+     * a route's own work (docs/benchmarks.md). Probes have none unless they say `true`.
      */
-    instant?: boolean
+    handlerTimer?: boolean
     /** `false`: the route stays out of the request-duration histogram. */
     metrics?: boolean
     /** The route's answers may be stored by caches; by default they may not. */
@@ -57,7 +57,7 @@ const SCOPE_DEFAULTS = Symbol('route policy defaults')
 
 /** What a route or a scope may declare: the route `config` keys above. */
 export type RoutePolicyDeclaration = Pick<NonNullable<RouteOptions['config']>,
-  'public' | 'scopes' | 'auth' | 'probe' | 'shed' | 'rateLimit' | 'instant' | 'metrics' | 'cacheable' | 'database' | 'apiVersionNeutral'>
+  'public' | 'scopes' | 'auth' | 'probe' | 'shed' | 'rateLimit' | 'handlerTimer' | 'metrics' | 'cacheable' | 'database' | 'apiVersionNeutral'>
 
 /** The policy of one route, every field decided. */
 export interface RoutePolicy {
@@ -115,13 +115,12 @@ export function resolveRoutePolicy (declared: RoutePolicyDeclaration = {}, defau
   const base = probe ? PROBE : BUSINESS_ROUTE
   const pick = <K extends keyof RoutePolicyDeclaration>(key: K) => declared[key] ?? defaults[key]
   const rateLimit = pick('rateLimit')
-  const instant = pick('instant')
   return {
     ...accessOf(declaresAccess(declared) ? declared : defaults),
     probe,
     shed: pick('shed') ?? base.shed,
     rateLimited: rateLimit === undefined ? base.rateLimited : rateLimit !== false,
-    timed: instant === undefined ? base.timed : !instant,
+    timed: pick('handlerTimer') ?? base.timed,
     metrics: pick('metrics') ?? base.metrics,
     traced: base.traced,
     accessLog: base.accessLog,

@@ -8,25 +8,25 @@
 //
 // Like every batch (turn-batches.ts), it sees the writes acknowledged before its requests arrived.
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely'
-import { compileShape, compiledShapes, perShape, type Shape, type Slot } from './compiled-shapes.js'
+import { compileShape, compiledShapes, perShape, type Shape, type Param } from './compiled-shapes.js'
 import { eachAloneOnFailure } from './batch-failure.js'
 import { batchedPerTurn } from './turn-batches.js'
 
 interface PageCall {
   key: string
-  build: (slot: Slot) => Compilable<unknown>
+  build: (param: Param) => Compilable<unknown>
   values: Readonly<Record<string, unknown>>
 }
 
 interface BatchedShape {
   text: string
-  /** The values each page binds, in the order of the arrays: every name a slot of the shape gave. */
+  /** The values each page binds, in the order of the arrays: every name a param of the shape gave. */
   columns: string[]
   /** Values the query itself holds, bound after the arrays. */
   constants: unknown[]
 }
 
-/** The page's statement run once per row of the unnested values: each `$n` of a slot becomes that row's column. */
+/** The page's statement run once per row of the unnested values: each `$n` of a param becomes that row's column. */
 export function batchedShape (shape: Shape<unknown>): BatchedShape {
   const { compiled, names, types } = shape
   const columns = [...new Set(names.filter((name): name is string => name !== undefined))]
@@ -41,7 +41,7 @@ export function batchedShape (shape: Shape<unknown>): BatchedShape {
   })
   const arrays = columns.map((name, i) => {
     const type = types.get(name)
-    if (type === undefined) throw new Error(`the slot ${name} has no SQL type: its values cannot travel as an array`)
+    if (type === undefined) throw new Error(`the param ${name} has no SQL type: its values cannot travel as an array`)
     return `$${i + 1}::${type}[]`
   })
   const text = `select "p"."i" as "batch_item", "x".* from unnest(${arrays.join(', ')}) with ordinality as "p"(${columns.map(name => `"${name}"`).join(', ')}, "i") ` +
@@ -50,7 +50,7 @@ export function batchedShape (shape: Shape<unknown>): BatchedShape {
 }
 
 /**
- * Pages by shape, batched: `key` must name every choice `build` makes other than values, and every slot
+ * Pages by shape, batched: `key` must name every choice `build` makes other than values, and every param
  * of `build` must give its SQL type. Each shape has its own batches, so a slow shape holds back no
  * other; identical pages in one batch are fetched once. A page asked `alone` is sent by itself, as its
  * own statement with its values bound (see pageGoesAlone).
@@ -100,7 +100,7 @@ export function batchedPages (db: Kysely<any>, maxBatchSize = 200) {
   })
 
   // No async wrapper: the loader's promise, or the lone statement's, is the page's.
-  return <Row>(key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>, options: { alone?: boolean } = {}): Promise<Row[]> => {
+  return <Row>(key: string, build: (param: Param) => Compilable<Row>, values: Readonly<Record<string, unknown>>, options: { alone?: boolean } = {}): Promise<Row[]> => {
     if (options.alone === true) return db.executeQuery(single(key, build, values) as CompiledQuery<Row>).then(result => result.rows)
     const call = { key, build, values }
     return loaderOf(call)(call) as Promise<Row[]>

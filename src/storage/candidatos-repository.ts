@@ -1,13 +1,13 @@
 import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import { emailKey, type Candidato, type CandidatoFields, type CandidatoStatus } from '../domain/candidato.js'
-import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type CandidatoState, type Move, type Refusal } from '../domain/candidato-actions.js'
+import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type CandidatoState, type ActionCall, type Refusal } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
-import type { Instant } from '../domain/instant.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { isUniqueViolation } from './errors.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
-import { compiledShapes, compiledStatement, type Slot } from './compiled-shapes.js'
+import { compiledShapes, compiledStatement, type Param } from './compiled-shapes.js'
 import { batchedPages } from './batched-pages.js'
 import { batchedPerTurn } from './turn-batches.js'
 import { eachAloneOnFailure } from './batch-failure.js'
@@ -20,7 +20,7 @@ export interface VagaSummary {
   titulo: string
   status: VagaStatus
   versao: number
-  atualizadoEm: Instant
+  atualizadoEm: IsoTimestamp
 }
 
 export interface CandidatoRecord extends Candidato {
@@ -38,7 +38,7 @@ export interface HistoricoEntry {
   vagaId: string | null
   /** Who acted (the caller's Principal.actor); `ator` is the API's word for it. */
   ator: string
-  em: Instant
+  em: IsoTimestamp
 }
 
 export interface CandidatoDetail extends CandidatoRecord {
@@ -67,13 +67,13 @@ export class DuplicateEmailError extends Error {
   override name = 'DuplicateEmailError'
 }
 
-export type MoveOutcome =
+export type ActionOutcome =
   | WriteOutcome<CandidatoDetail>
   | { outcome: 'refused', refusal: Refusal }
   | { outcome: 'target-not-found', vagaId: string }
 
-export interface MoveRequest {
-  move: Move
+export interface ActionRequest {
+  call: ActionCall
   /** The destination of candidatar and transferir. */
   vagaId?: string
   /** Who acts (Principal.actor), kept in the history as the entry's `ator`. */
@@ -158,46 +158,46 @@ function toDetail (row: DetailRow): CandidatoDetail {
  * once: a request only binds its values (see compiled-shapes.ts).
  */
 function fixedStatements (db: Kysely<Schema>) {
-  const lockedDetails = (slot: Slot) => detailQuery(db).where(sql<boolean>`c.id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('c.id').forUpdate('c')
-  const sharedVagas = (slot: Slot) => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em'])
-    .where(sql<boolean>`id = any(${slot<readonly string[]>('ids')}::uuid[])`).orderBy('id').forShare()
+  const lockedDetails = (param: Param) => detailQuery(db).where(sql<boolean>`c.id = any(${param<readonly string[]>('ids')}::uuid[])`).orderBy('c.id').forUpdate('c')
+  const sharedVagas = (param: Param) => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em'])
+    .where(sql<boolean>`id = any(${param<readonly string[]>('ids')}::uuid[])`).orderBy('id').forShare()
   return {
-    detail: compiledStatement<DetailRow>(slot => detailQuery(db).where('c.id', '=', slot<string>('id'))),
+    detail: compiledStatement<DetailRow>(param => detailQuery(db).where('c.id', '=', param<string>('id'))),
     /** The candidatos with their history, their rows locked until the transaction ends, in id order. */
-    lockedDetails: compiledStatement<DetailRow>(slot => lockedDetails(slot)),
+    lockedDetails: compiledStatement<DetailRow>(param => lockedDetails(param)),
     /** The same, leaving out the rows another transaction holds locked rather than waiting for them. */
-    freeDetails: compiledStatement<DetailRow>(slot => lockedDetails(slot).skipLocked()),
+    freeDetails: compiledStatement<DetailRow>(param => lockedDetails(param).skipLocked()),
     /** Shared locks: the vagas can neither close nor disappear until the transaction ends. */
-    sharedVagas: compiledStatement(slot => sharedVagas(slot)),
+    sharedVagas: compiledStatement(param => sharedVagas(param)),
     /** The same, leaving out the vagas another transaction is changing or removing. */
-    freeVagas: compiledStatement(slot => sharedVagas(slot).skipLocked()),
+    freeVagas: compiledStatement(param => sharedVagas(param).skipLocked()),
     /**
      * New candidatos, `cadastrado`, one per element of the arrays of names and addresses; inserted in
      * the order of the unique index, so concurrent batches never wait on each other in a cycle.
      */
-    insertMany: compiledStatement<CandidatoRow>(slot => ({
-      compile: () => sql<CandidatoRow>`insert into candidatos (nome, email, email_chave, status) select nome, email, email_chave, 'cadastrado' from unnest(${slot('nomes')}::text[], ${slot('emails')}::text[], ${slot('chaves')}::text[]) as p(nome, email, email_chave) order by email_chave returning ${sql.join(CANDIDATO_COLUMNS.map(column => sql.ref(column)))}`.compile(db)
+    insertMany: compiledStatement<CandidatoRow>(param => ({
+      compile: () => sql<CandidatoRow>`insert into candidatos (nome, email, email_chave, status) select nome, email, email_chave, 'cadastrado' from unnest(${param('nomes')}::text[], ${param('emails')}::text[], ${param('chaves')}::text[]) as p(nome, email, email_chave) order by email_chave returning ${sql.join(CANDIDATO_COLUMNS.map(column => sql.ref(column)))}`.compile(db)
     })),
     /**
-     * Moves and their history entries in one statement, one per element of the arrays; what they wrote
+     * Actions (their candidatos' new state) and their history entries in one statement, one per element of the arrays; what they wrote
      * comes back by candidato. The update matches only the status each decision was made on.
      */
-    moves: compiledStatement<{ id: string, atualizado_em: Instant, versao: number, em: Instant }>(slot => ({
-      compile: () => sql<{ id: string, atualizado_em: Instant, versao: number, em: Instant }>`with input as (select * from unnest(${slot('ids')}::uuid[], ${slot('statuses')}::text[], ${slot('vagaIds')}::uuid[], ${slot('transferidoDe')}::uuid[], ${slot('statusAnterior')}::text[], ${slot('acoes')}::text[], ${slot('metodos')}::text[], ${slot('vagaAnteriorIds')}::uuid[], ${slot('atores')}::text[]) as i(id, status, vaga_id, transferido_de, status_anterior, acao, metodo, vaga_anterior_id, ator)), moved as (update candidatos c set status = i.status, vaga_id = i.vaga_id, transferido_de = i.transferido_de, atualizado_em = now(), versao = c.versao + 1 from input i where c.id = i.id and c.status = i.status_anterior returning c.id, c.atualizado_em, c.versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) select id, acao, metodo, status_anterior, status, vaga_anterior_id, vaga_id, ator from input returning candidato_id, em) select moved.id, moved.atualizado_em, moved.versao, acao.em from moved join acao on acao.candidato_id = moved.id`.compile(db)
+    actions: compiledStatement<{ id: string, atualizado_em: IsoTimestamp, versao: number, em: IsoTimestamp }>(param => ({
+      compile: () => sql<{ id: string, atualizado_em: IsoTimestamp, versao: number, em: IsoTimestamp }>`with input as (select * from unnest(${param('ids')}::uuid[], ${param('statuses')}::text[], ${param('vagaIds')}::uuid[], ${param('transferidoDe')}::uuid[], ${param('statusAnterior')}::text[], ${param('acoes')}::text[], ${param('metodos')}::text[], ${param('vagaAnteriorIds')}::uuid[], ${param('atores')}::text[]) as i(id, status, vaga_id, transferido_de, status_anterior, acao, metodo, vaga_anterior_id, ator)), moved as (update candidatos c set status = i.status, vaga_id = i.vaga_id, transferido_de = i.transferido_de, atualizado_em = now(), versao = c.versao + 1 from input i where c.id = i.id and c.status = i.status_anterior returning c.id, c.atualizado_em, c.versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) select id, acao, metodo, status_anterior, status, vaga_anterior_id, vaga_id, ator from input returning candidato_id, em) select moved.id, moved.atualizado_em, moved.versao, acao.em from moved join acao on acao.candidato_id = moved.id`.compile(db)
     }))
   }
 }
 
-/** A move a shared transaction left out: its row was locked elsewhere; it is made alone afterwards. */
+/** An action a shared transaction left out: its row was locked elsewhere; it is made alone afterwards. */
 const LEFT_OUT = Symbol('left out')
 
-interface MoveCall {
+interface QueuedAction {
   id: string
-  request: MoveRequest
+  request: ActionRequest
 }
 
-/** An allowed move, decided and not yet written. */
-interface PlannedMove {
+/** An allowed action, decided and not yet written. */
+interface PlannedAction {
   id: string
   current: CandidatoDetail
   target?: VagaSummary
@@ -205,18 +205,18 @@ interface PlannedMove {
   entry: Omit<HistoricoEntry, 'em'>
 }
 
-/** What a move comes to on its candidato as locked: an outcome already, or a move to write. */
-function planMove ({ id, request }: MoveCall, current: CandidatoDetail | undefined, targets: ReadonlyMap<string, VagaSummary>): MoveOutcome | Error | PlannedMove {
+/** What an action comes to on its candidato as locked: an outcome already, or a change to write. */
+function planAction ({ id, request }: QueuedAction, current: CandidatoDetail | undefined, targets: ReadonlyMap<string, VagaSummary>): ActionOutcome | Error | PlannedAction {
   if (current === undefined) return { outcome: 'not-found' }
   if (request.precondition !== undefined && !request.precondition(current)) return { outcome: 'precondition-failed' }
   let target: VagaSummary | undefined
-  if (needsTargetVaga(request.move)) {
+  if (needsTargetVaga(request.call)) {
     const vagaId = request.vagaId
-    if (vagaId === undefined) return new TypeError(`${request.move.action} needs a vagaId`)
+    if (vagaId === undefined) return new TypeError(`${request.call.action} needs a vagaId`)
     target = targets.get(vagaId)
     if (target === undefined) return { outcome: 'target-not-found', vagaId }
   }
-  const decision = decide(current, request.move, target)
+  const decision = decide(current, request.call, target)
   if (!decision.allowed) return { outcome: 'refused', refusal: decision.refusal }
   const next = decision.next
   return {
@@ -225,8 +225,8 @@ function planMove ({ id, request }: MoveCall, current: CandidatoDetail | undefin
     target,
     next,
     entry: {
-      acao: request.move.action,
-      metodo: request.move.method,
+      acao: request.call.action,
+      metodo: request.call.method,
       statusAnterior: current.status,
       status: next.status,
       vagaAnteriorId: current.vagaId,
@@ -265,29 +265,29 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const lockDetail = (trx: Transaction<Schema>, id: string) => detailOf(trx, statements.lockedDetails({ ids: [id] }))
 
   /**
-   * Moves of distinct candidatos in one transaction: their destination vagas share-locked, then their
+   * Actions on distinct candidatos in one transaction: their destination vagas share-locked, then their
    * rows locked, each in id order (vagas before candidatos, as removing a vaga takes them, so
-   * concurrent transactions never wait on each other in a cycle); each move decided on its candidato
-   * as stored, and every allowed move written in one statement.
+   * concurrent transactions never wait on each other in a cycle); each action decided on its candidato
+   * as stored, and every allowed action written in one statement.
    *
-   * Moves of several clients never wait for a lock held outside the transaction: a move whose
+   * Actions of several clients never wait for a lock held outside the transaction: an action whose
    * candidato or destination another transaction holds is left out and made alone right after, in a
    * transaction of its own that waits for the lock. So a row one client's request keeps locked (a long
    * transaction, a vaga being removed) delays that client only, never the others sharing its turn.
    */
-  const movesInOneTransaction = async (calls: readonly MoveCall[]): Promise<Array<MoveOutcome | Error | Promise<MoveOutcome>>> => {
+  const actionsInOneTransaction = async (calls: readonly QueuedAction[]): Promise<Array<ActionOutcome | Error | Promise<ActionOutcome>>> => {
     const alone = calls.length === 1
     const outcomes = await db.transaction().execute(async trx => await decideAndWrite(trx, calls, alone))
-    return outcomes.map((outcome, i) => outcome === LEFT_OUT ? moveAlone(calls[i]!) : outcome)
+    return outcomes.map((outcome, i) => outcome === LEFT_OUT ? actionAlone(calls[i]!) : outcome)
   }
-  const moveAlone = async (call: MoveCall): Promise<MoveOutcome> => {
-    const [outcome] = await movesInOneTransaction([call])
+  const actionAlone = async (call: QueuedAction): Promise<ActionOutcome> => {
+    const [outcome] = await actionsInOneTransaction([call])
     if (outcome instanceof Error) throw outcome
     return await outcome!
   }
 
-  const decideAndWrite = async (trx: Transaction<Schema>, calls: readonly MoveCall[], alone: boolean): Promise<Array<MoveOutcome | Error | typeof LEFT_OUT>> => {
-    const vagaIds = [...new Set(calls.flatMap(({ request }) => needsTargetVaga(request.move) && request.vagaId !== undefined ? [request.vagaId] : []))]
+  const decideAndWrite = async (trx: Transaction<Schema>, calls: readonly QueuedAction[], alone: boolean): Promise<Array<ActionOutcome | Error | typeof LEFT_OUT>> => {
+    const vagaIds = [...new Set(calls.flatMap(({ request }) => needsTargetVaga(request.call) && request.vagaId !== undefined ? [request.vagaId] : []))]
     const targets = new Map<string, VagaSummary>()
     if (vagaIds.length > 0) {
       for (const row of (await trx.executeQuery((alone ? statements.sharedVagas : statements.freeVagas)({ ids: vagaIds }))).rows) {
@@ -296,27 +296,27 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     }
     const { rows } = await trx.executeQuery((alone ? statements.lockedDetails : statements.freeDetails)({ ids: calls.map(call => call.id) }))
     const locked = new Map(rows.map(row => [row.id, toDetail(row)]))
-    // Shared, a row not returned may be held by another transaction (or not exist): that move goes alone.
-    const leftOut = (call: MoveCall) => !alone && (!locked.has(call.id) ||
-      (needsTargetVaga(call.request.move) && call.request.vagaId !== undefined && !targets.has(call.request.vagaId)))
-    const plans = calls.map(call => leftOut(call) ? LEFT_OUT : planMove(call, locked.get(call.id), targets))
-    const moves = plans.filter((plan): plan is PlannedMove => plan !== LEFT_OUT && 'entry' in plan)
-    const written = new Map<string, { atualizado_em: Instant, versao: number, em: Instant }>()
-    if (moves.length > 0) {
+    // Shared, a row not returned may be held by another transaction (or not exist): that action goes alone.
+    const leftOut = (call: QueuedAction) => !alone && (!locked.has(call.id) ||
+      (needsTargetVaga(call.request.call) && call.request.vagaId !== undefined && !targets.has(call.request.vagaId)))
+    const plans = calls.map(call => leftOut(call) ? LEFT_OUT : planAction(call, locked.get(call.id), targets))
+    const planned = plans.filter((plan): plan is PlannedAction => plan !== LEFT_OUT && 'entry' in plan)
+    const written = new Map<string, { atualizado_em: IsoTimestamp, versao: number, em: IsoTimestamp }>()
+    if (planned.length > 0) {
       const values = {
-        ids: moves.map(move => move.id),
-        statuses: moves.map(move => move.entry.status),
-        vagaIds: moves.map(move => move.entry.vagaId),
-        transferidoDe: moves.map(move => move.next.transferidoDe),
-        statusAnterior: moves.map(move => move.entry.statusAnterior),
-        acoes: moves.map(move => move.entry.acao),
-        metodos: moves.map(move => move.entry.metodo),
-        vagaAnteriorIds: moves.map(move => move.entry.vagaAnteriorId),
-        atores: moves.map(move => move.entry.ator)
+        ids: planned.map(action => action.id),
+        statuses: planned.map(action => action.entry.status),
+        vagaIds: planned.map(action => action.entry.vagaId),
+        transferidoDe: planned.map(action => action.next.transferidoDe),
+        statusAnterior: planned.map(action => action.entry.statusAnterior),
+        acoes: planned.map(action => action.entry.acao),
+        metodos: planned.map(action => action.entry.metodo),
+        vagaAnteriorIds: planned.map(action => action.entry.vagaAnteriorId),
+        atores: planned.map(action => action.entry.ator)
       }
-      for (const row of (await trx.executeQuery(statements.moves(values))).rows) written.set(row.id, row)
+      for (const row of (await trx.executeQuery(statements.actions(values))).rows) written.set(row.id, row)
     }
-    const outcomes: Array<MoveOutcome | Error | typeof LEFT_OUT> = []
+    const outcomes: Array<ActionOutcome | Error | typeof LEFT_OUT> = []
     for (const plan of plans) {
       if (plan === LEFT_OUT || !('entry' in plan)) {
         outcomes.push(plan)
@@ -337,13 +337,13 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     return outcomes
   }
 
-  // A candidato moves once per transaction: a later move of it in the same batch is made again once
-  // this batch has committed, in a later batch, and is decided on what the earlier move left. The
-  // batch's other moves are answered without waiting for it.
-  const applyInBatches: (call: MoveCall) => Promise<MoveOutcome> = batchedPerTurn<MoveCall, MoveOutcome>(async calls => {
+  // A candidato changes once per transaction: a later action on it in the same batch is made again once
+  // this batch has committed, in a later batch, and is decided on what the earlier one left. The
+  // batch's other actions are answered without waiting for it.
+  const applyInBatches: (call: QueuedAction) => Promise<ActionOutcome> = batchedPerTurn<QueuedAction, ActionOutcome>(async calls => {
     const seen = new Set<string>()
     const first = calls.map(call => !seen.has(call.id) && seen.add(call.id) !== undefined)
-    const done = eachAloneOnFailure(calls.filter((_, i) => first[i]), movesInOneTransaction)
+    const done = eachAloneOnFailure(calls.filter((_, i) => first[i]), actionsInOneTransaction)
     const outcomes = (await done)[Symbol.iterator]()
     return calls.map((call, i) => first[i] ? outcomes.next().value! : done.then(async () => await applyInBatches(call)))
   }, 100)
@@ -352,11 +352,11 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
       const { status, vagaId, q } = request.filter
-      const filtered = (query: ReturnType<typeof base>, slot: Slot) => {
-        if (status !== undefined) query = query.where('c.status', '=', slot<CandidatoStatus>('status', 'text'))
-        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', slot<string>('vagaId', 'uuid'))
+      const filtered = (query: ReturnType<typeof base>, param: Param) => {
+        if (status !== undefined) query = query.where('c.status', '=', param<CandidatoStatus>('status', 'text'))
+        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', param<string>('vagaId', 'uuid'))
         if (q !== undefined) {
-          const pattern = slot<string>('pattern', 'text')
+          const pattern = param<string>('pattern', 'text')
           query = query.where(eb => eb.or([
             eb(sql<string>`lower(c.nome)`, 'like', pattern),
             eb(sql<string>`lower(c.email)`, 'like', pattern)
@@ -370,12 +370,12 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
       const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
       const sending = { alone: pageGoesAlone(request) }
       if (page.kind !== 'offset') {
-        const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot), values, sending)
+        const rows = await pages(shape, param => pageQuery(filtered(base(db), param), request, SORT_COLUMNS, 'c.id', param), values, sending)
         return pageOf(request, rows.map(toRecord), undefined)
       }
-      const rows = await pages(shape, slot => pageQuery(filtered(base(db), slot), request, SORT_COLUMNS, 'c.id', slot).select(TOTAL), values, sending)
+      const rows = await pages(shape, param => pageQuery(filtered(base(db), param), request, SORT_COLUMNS, 'c.id', param).select(TOTAL), values, sending)
       const count = async () => {
-        const statement = counts(filters, slot => filtered(base(db), slot).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
+        const statement = counts(filters, param => filtered(base(db), param).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
         return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)
       }
       return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
@@ -417,9 +417,9 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
      * Performs or cancels an action in a transaction: the candidato row is locked, the state machine
      * decides on what is stored, and the change and its history entry are written together. Concurrent
      * actions on one candidato therefore queue, and each decides on the state the previous one left.
-     * Actions made in the same turn share one transaction (see movesInOneTransaction).
+     * Actions made in the same turn share one transaction (see actionsInOneTransaction).
      */
-    applyMove: (id: string, request: MoveRequest): Promise<MoveOutcome> => applyInBatches({ id, request })
+    applyAction: (id: string, request: ActionRequest): Promise<ActionOutcome> => applyInBatches({ id, request })
   }
 }
 

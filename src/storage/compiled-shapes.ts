@@ -30,24 +30,24 @@ const PLACEHOLDER = '\u0000value:'
  * Names a value while a shape compiles; the statement binds the request's value of that name. The SQL
  * type (`uuid`, `int8`...) is needed only by statements sent in batches (batched-pages.ts).
  */
-export type Slot = <T>(name: string, type?: string) => T
+export type Param = <T>(name: string, type?: string) => T
 
 export interface Shape<Row> {
   compiled: CompiledQuery<Row>
   /** Per parameter, the name of the value it binds, or undefined for a constant the query itself holds. */
   names: Array<string | undefined>
-  /** The SQL type of each value whose slot gave one. */
+  /** The SQL type of each value whose parameter named one. */
   types: ReadonlyMap<string, string>
 }
 
-export function compileShape<Row> (build: (slot: Slot) => Compilable<Row>): Shape<Row> {
+export function compileShape<Row> (build: (param: Param) => Compilable<Row>): Shape<Row> {
   const types = new Map<string, string>()
   // The one place a placeholder stands in for a typed value: it never reaches the database.
-  const slot = (<T>(name: string, type?: string): T => {
+  const param = (<T>(name: string, type?: string): T => {
     if (type !== undefined) types.set(name, type)
     return `${PLACEHOLDER}${name}` as T
-  }) as Slot
-  const compiled = build(slot).compile()
+  }) as Param
+  const compiled = build(param).compile()
   const names = compiled.parameters.map(parameter =>
     typeof parameter === 'string' && parameter.startsWith(PLACEHOLDER) ? parameter.slice(PLACEHOLDER.length) : undefined)
   return { compiled, names, types }
@@ -55,11 +55,11 @@ export function compileShape<Row> (build: (slot: Slot) => Compilable<Row>): Shap
 
 /**
  * Compiles a statement once per shape key and binds each request's values into it. The key must name
- * every choice `build` makes other than values; `values` must hold every name `build` slots.
+ * every choice `build` makes other than values; `values` must hold every name `build` gives a parameter.
  */
 export function compiledShapes<Row> () {
   const shapeOf = perShape<Shape<Row>>()
-  return (key: string, build: (slot: Slot) => Compilable<Row>, values: Readonly<Record<string, unknown>>): CompiledQuery<Row> => {
+  return (key: string, build: (param: Param) => Compilable<Row>, values: Readonly<Record<string, unknown>>): CompiledQuery<Row> => {
     const { compiled, names } = shapeOf(key, () => compileShape(build))
     const parameters = names.map((name, i) => {
       if (name === undefined) return compiled.parameters[i]
@@ -71,7 +71,7 @@ export function compiledShapes<Row> () {
 }
 
 /** A statement of one fixed shape: compiled on first use, then only bound to each request's values. */
-export function compiledStatement<Row> (build: (slot: Slot) => Compilable<Row>): (values: Readonly<Record<string, unknown>>) => CompiledQuery<Row> {
+export function compiledStatement<Row> (build: (param: Param) => Compilable<Row>): (values: Readonly<Record<string, unknown>>) => CompiledQuery<Row> {
   const shapes = compiledShapes<Row>()
   return values => shapes('', build, values)
 }

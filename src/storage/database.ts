@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { startEmbeddedDatabase, type EmbeddedLog } from './embedded-database.js'
 import { preparingClient } from './prepared-statements.js'
-import { readTimestampsAsInstants } from './instants.js'
+import { readTimestampsAsIsoStrings } from './timestamps.js'
 import type { Schema } from './schema.js'
 
 export type DatabaseKind = 'postgres' | 'pglite'
@@ -47,7 +47,7 @@ export interface Database {
 
 // Columns of type bigint (count(*) among them) arrive as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
-readTimestampsAsInstants()
+readTimestampsAsIsoStrings()
 
 type Connection = Pick<pg.PoolConfig, 'connectionString' | 'host' | 'port' | 'user' | 'database'>
 

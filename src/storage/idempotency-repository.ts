@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { withoutStatementDeadline } from './statement-deadline.js'
 import { IDEMPOTENCY_KEY_COLUMNS, type Schema } from './schema.js'
-import type { Instant } from '../domain/instant.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_HOURS = 24
@@ -37,7 +37,7 @@ export function createIdempotencyRepository (db: Kysely<Schema>) {
         await trx.deleteFrom('idempotency_keys')
           .where('scope', '=', request.scope)
           .where('key', '=', request.key)
-          .where('created_at', '<', sql<Instant>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
+          .where('created_at', '<', sql<IsoTimestamp>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
           .execute()
         const claimed = await trx.insertInto('idempotency_keys')
           .values({ scope: request.scope, key: request.key, fingerprint: request.fingerprint })
@@ -66,7 +66,7 @@ export function createIdempotencyRepository (db: Kysely<Schema>) {
       return await db.transaction().execute(async trx => {
         await withoutStatementDeadline(trx)
         const result = await trx.deleteFrom('idempotency_keys')
-          .where('created_at', '<', sql<Instant>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
+          .where('created_at', '<', sql<IsoTimestamp>`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`)
           .executeTakeFirst()
         return Number(result.numDeletedRows)
       })

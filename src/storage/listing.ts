@@ -1,6 +1,6 @@
 // Collections: sorting, filtering and both ways of paging, shared by the repositories.
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
-import type { Slot } from './compiled-shapes.js'
+import type { Param } from './compiled-shapes.js'
 
 export type SortDirection = 'asc' | 'desc'
 
@@ -9,7 +9,7 @@ export interface SortKey<F extends string = string> {
   direction: SortDirection
 }
 
-/** Where the previous page ended: the sort values of its last item (text, or a timestamp as its Instant), then its id. */
+/** Where the previous page ended: the sort values of its last item (text, or a timestamp as its IsoTimestamp), then its id. */
 export interface Position {
   values: unknown[]
   id: string
@@ -111,21 +111,21 @@ export function pageValues<F extends string> (request: ListRequest<F, unknown>, 
 /**
  * A filtered list query narrowed to the request's page: in the request's order with the id last (so
  * the order is total), after the cursor's position or from the offset, and one row beyond the limit
- * (see pageOf). Its values are slots, bound from pageValues: the shape compiles once (compiled-shapes.ts).
+ * (see pageOf). Its values are params, bound from pageValues: the shape compiles once (compiled-shapes.ts).
  */
 export function pageQuery<DB, TB extends keyof DB, O, F extends string> (
-  query: SelectQueryBuilder<DB, TB, O>, request: ListRequest<F, unknown>, sortColumns: Record<F, SortColumn>, idColumn: string, slot: Slot
+  query: SelectQueryBuilder<DB, TB, O>, request: ListRequest<F, unknown>, sortColumns: Record<F, SortColumn>, idColumn: string, param: Param
 ): SelectQueryBuilder<DB, TB, O> {
   const columns = request.sort.map(key => sortColumns[key.field])
   const directions = request.sort.map(key => key.direction)
   const page = request.page
   if (page.kind === 'cursor' && page.after !== undefined) {
-    const values = columns.map((column, i) => slot(`after${i}`, column.kind === 'timestamp' ? 'timestamptz' : 'text'))
-    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, values, slot('afterId', 'uuid')))
+    const values = columns.map((column, i) => param(`after${i}`, column.kind === 'timestamp' ? 'timestamptz' : 'text'))
+    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, values, param('afterId', 'uuid')))
   }
   for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
-  query = query.orderBy(sql.ref(idColumn), 'asc').limit(slot<number>('fetch', 'int8'))
-  if (page.kind === 'offset') query = query.offset(slot<number>('offset', 'int8'))
+  query = query.orderBy(sql.ref(idColumn), 'asc').limit(param<number>('fetch', 'int8'))
+  if (page.kind === 'offset') query = query.offset(param<number>('offset', 'int8'))
   return query
 }
 

@@ -11,6 +11,6 @@ export function rowsByIds<QueryDB, TB extends keyof QueryDB, Row> (
   query: SelectQueryBuilder<QueryDB, TB, Row>,
   idColumn: string
 ): (ids: readonly string[]) => Promise<Row[]> {
-  const statement = compiledStatement<Row>(slot => query.where(sql<boolean>`${sql.ref(idColumn)} = any(${slot<readonly string[]>('ids')})`))
+  const statement = compiledStatement<Row>(param => query.where(sql<boolean>`${sql.ref(idColumn)} = any(${param<readonly string[]>('ids')})`))
   return async ids => (await db.executeQuery(statement({ ids }))).rows
 }

@@ -3,10 +3,10 @@ import type { ColumnType, Generated, GeneratedAlways, Selectable } from 'kysely'
 import type { CandidatoStatus } from '../domain/candidato.js'
 import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
-import type { Instant } from '../domain/instant.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 
-/** Read as an Instant (see instants.ts); written as a Date or left to the column default. */
-type Timestamp = ColumnType<Instant, Date | undefined, Date>
+/** Read as an IsoTimestamp (see timestamps.ts); written as a Date or left to the column default. */
+type Timestamp = ColumnType<IsoTimestamp, Date | undefined, Date>
 
 export interface VagasTable {
   id: Generated<string>

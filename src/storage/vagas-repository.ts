@@ -3,7 +3,7 @@ import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
-import { compiledShapes, type Slot } from './compiled-shapes.js'
+import { compiledShapes, type Param } from './compiled-shapes.js'
 import { batchedPages } from './batched-pages.js'
 import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
@@ -51,10 +51,10 @@ function toRecord (row: Selectable<VagasTable>): VagaRecord {
 }
 
 export function createVagasRepository (db: Kysely<Schema>) {
-  function where (filter: VagaFilter, slot: Slot) {
+  function where (filter: VagaFilter, param: Param) {
     let query = db.selectFrom('vagas')
-    if (filter.status !== undefined) query = query.where('status', '=', slot<VagaStatus>('status', 'text'))
-    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', slot<string>('pattern', 'text'))
+    if (filter.status !== undefined) query = query.where('status', '=', param<VagaStatus>('status', 'text'))
+    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', param<string>('pattern', 'text'))
     return query
   }
 
@@ -77,12 +77,12 @@ export function createVagasRepository (db: Kysely<Schema>) {
       const sending = { alone: pageGoesAlone(request) }
       const page = request.page
       if (page.kind !== 'offset') {
-        const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot), values, sending)
+        const rows = await pages(shape, param => pageQuery(where(request.filter, param).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', param), values, sending)
         return pageOf(request, rows.map(toRecord), undefined)
       }
-      const rows = await pages(shape, slot => pageQuery(where(request.filter, slot).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', slot).select(TOTAL), values, sending)
+      const rows = await pages(shape, param => pageQuery(where(request.filter, param).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', param).select(TOTAL), values, sending)
       const count = async () => {
-        const statement = counts(filters, slot => where(request.filter, slot).select(eb => eb.fn.countAll<number>().as('count')), values)
+        const statement = counts(filters, param => where(request.filter, param).select(eb => eb.fn.countAll<number>().as('count')), values)
         return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)
       }
       return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))

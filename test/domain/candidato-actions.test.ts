@@ -1,5 +1,5 @@
 import t from 'tap'
-import { allowedMoves, decide, MOVES, type CandidatoState, type Move } from '../../src/domain/candidato-actions.js'
+import { allowedCalls, decide, ACTION_CALLS, type CandidatoState, type ActionCall } from '../../src/domain/candidato-actions.js'
 
 const A = '00000000-0000-4000-8000-00000000000a'
 const B = '00000000-0000-4000-8000-00000000000b'
@@ -79,17 +79,17 @@ const table: Expectation[] = [
   }
 ]
 
-const key = (move: Move): string => `${move.method} ${move.action}`
+const key = (move: ActionCall): string => `${move.method} ${move.action}`
 
 t.test('the table covers every move from every state', async t => {
-  for (const row of table) t.same(Object.keys(row.outcomes).sort(), MOVES.map(key).sort(), row.name)
+  for (const row of table) t.same(Object.keys(row.outcomes).sort(), ACTION_CALLS.map(key).sort(), row.name)
 })
 
 for (const row of table) {
   t.test(`from ${row.name}`, async t => {
-    const expectedAllowed = MOVES.filter(move => row.outcomes[key(move)] !== 'no')
-    t.same(allowedMoves(row.from), expectedAllowed, 'allowedMoves lists exactly the moves that succeed')
-    for (const move of MOVES) {
+    const expectedAllowed = ACTION_CALLS.filter(move => row.outcomes[key(move)] !== 'no')
+    t.same(allowedCalls(row.from), expectedAllowed, 'allowedCalls lists exactly the moves that succeed')
+    for (const move of ACTION_CALLS) {
       const expected = row.outcomes[key(move)]
       const decision = decide(row.from, move, open)
       if (expected === 'no') {
@@ -131,7 +131,7 @@ t.test('a transfer into the vaga the candidato is already in is refused', async 
 
 t.test('cancelling a transfer goes back once: the cancelled transfer cannot be cancelled again', async t => {
   let state: CandidatoState = { status: 'cadastrado', vagaId: null, transferidoDe: null }
-  const step = (move: Move, target?: { id: string, status: 'aberta' }): void => {
+  const step = (move: ActionCall, target?: { id: string, status: 'aberta' }): void => {
     const decision = decide(state, move, target)
     if (!decision.allowed) throw new Error(decision.refusal.detail)
     state = decision.next

@@ -96,17 +96,17 @@ t.test('a handler that outlives HANDLER_TIMEOUT answers 503 problem with the con
   t.notMatch(unavailable.body, /upstream/, 'the cause stays in the log')
 })
 
-t.test('a route declared instant gets no handler timer; every other route does', async t => {
+t.test('a route declaring handlerTimer: false gets no handler timer; every other route does', async t => {
   const app = await build(t, {
     env: { HANDLER_TIMEOUT: '100' },
     extraRoutes: scope => {
       // Slow on purpose, past HANDLER_TIMEOUT: the behaviour under test.
       const late = async () => { await new Promise(resolve => setTimeout(resolve, 300)); return { late: true } }
-      scope.get('/instant-but-late', { config: { instant: true } }, late)
+      scope.get('/untimed-but-late', { config: { handlerTimer: false } }, late)
       scope.get('/timed', late)
     }
   })
-  t.equal((await app.inject('/instant-but-late')).statusCode, 200, 'no timer cuts the instant route short')
+  t.equal((await app.inject('/untimed-but-late')).statusCode, 200, 'no timer cuts the untimed route short')
   t.equal((await app.inject('/timed')).statusCode, 503)
   t.equal((await app.inject('/ping')).statusCode, 200)
 })

@@ -41,11 +41,11 @@ t.test('a probe gets the probe defaults from the one flag', async t => {
     accessLog: false,
     access: 'token'
   }, 'a probe still declares its access')
-  t.match(resolveRoutePolicy({ probe: true, instant: false, metrics: true }), { timed: true, metrics: true, shed: false }, 'what a probe declares wins over the probe defaults')
+  t.match(resolveRoutePolicy({ probe: true, handlerTimer: true, metrics: true }), { timed: true, metrics: true, shed: false }, 'what a probe declares wins over the probe defaults')
 })
 
 t.test('each flag a route declares overrides its default', async t => {
-  t.match(resolveRoutePolicy({ shed: false, rateLimit: false, instant: true, metrics: false, cacheable: true, database: true, apiVersionNeutral: true }), {
+  t.match(resolveRoutePolicy({ shed: false, rateLimit: false, handlerTimer: false, metrics: false, cacheable: true, database: true, apiVersionNeutral: true }), {
     probe: false,
     shed: false,
     rateLimited: false,

@@ -8,12 +8,12 @@ interface DB { items: { id: string, kind: string, rank: number } }
 const db = compileOnly<DB>()
 
 t.test('a page statement runs laterally per row of its unnested values; its own constants are bound after the arrays', async t => {
-  const shape = batchedShape(compileShape(slot => db.selectFrom('items').select('id')
+  const shape = batchedShape(compileShape(param => db.selectFrom('items').select('id')
     .where('rank', '>', 5)
-    .where('kind', '=', slot<string>('kind', 'text'))
+    .where('kind', '=', param<string>('kind', 'text'))
     .where('rank', '<', 9)
     .orderBy('id')
-    .limit(slot<number>('fetch', 'int8'))))
+    .limit(param<number>('fetch', 'int8'))))
   t.same(shape.columns, ['kind', 'fetch'])
   t.same(shape.constants, [5, 9])
   t.equal(shape.text,
@@ -22,6 +22,6 @@ t.test('a page statement runs laterally per row of its unnested values; its own 
 })
 
 t.test('a value that names no SQL type cannot travel as an array', async t => {
-  t.throws(() => batchedShape(compileShape(slot => db.selectFrom('items').select('id').limit(slot<number>('fetch')))), /fetch has no SQL type/)
+  t.throws(() => batchedShape(compileShape(param => db.selectFrom('items').select('id').limit(param<number>('fetch')))), /fetch has no SQL type/)
   t.throws(() => batchedShape(compileShape(() => db.selectFrom('items').select('id').limit(3))), /at least one value/)
 })

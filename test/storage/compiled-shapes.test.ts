@@ -10,11 +10,11 @@ const db = compileOnly<DB>()
 t.test('a shape compiles once; every request binds its own values where the placeholders landed', async t => {
   const statements = compiledShapes<{ id: string }>()
   let builds = 0
-  const build = (kind: string | undefined) => (slot: <T>(name: string) => T) => {
+  const build = (kind: string | undefined) => (param: <T>(name: string) => T) => {
     builds++
     let query = db.selectFrom('items').select('id').where('rank', '>', 5)
-    if (kind !== undefined) query = query.where('kind', '=', slot<string>('kind'))
-    return query.limit(slot<number>('fetch'))
+    if (kind !== undefined) query = query.where('kind', '=', param<string>('kind'))
+    return query.limit(param<number>('fetch'))
   }
   const first = statements('k', build('a'), { kind: 'a', fetch: 21 })
   const second = statements('k', build('b'), { kind: 'b', fetch: 11 })
@@ -30,9 +30,9 @@ t.test('a shape compiles once; every request binds its own values where the plac
 
 t.test('a fixed statement compiles on first use; a raw template binds the same value at each of its places', async t => {
   let builds = 0
-  const move = compiledStatement<{ id: string }>(slot => {
+  const move = compiledStatement<{ id: string }>(param => {
     builds++
-    return { compile: () => sql<{ id: string }>`update items set kind = ${slot('kind')} where id = ${slot('id')} and kind <> ${slot('kind')} returning id`.compile(db) }
+    return { compile: () => sql<{ id: string }>`update items set kind = ${param('kind')} where id = ${param('id')} and kind <> ${param('kind')} returning id`.compile(db) }
   })
   t.equal(builds, 0, 'nothing is compiled before the first request')
   const first = move({ id: 'x', kind: 'a' })

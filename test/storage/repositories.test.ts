@@ -81,24 +81,24 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     const fechada = await vagas.create({ titulo: 'F', descricao: null, status: 'fechada' })
     const c = await candidatos.create({ nome: 'Caio', email: 'caio@example.com' })
 
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: POST }, actor: 'u1' }),
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'aprovar', method: POST }, actor: 'u1' }),
       { outcome: 'refused', refusal: { code: 'ActionNotAllowed', currentStatus: 'cadastrado', allowedActions: [{ action: 'candidatar', method: 'POST' }] } })
-    t.same(await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: '00000000-0000-4000-8000-000000000000', actor: 'u1' }),
+    t.same(await candidatos.applyAction(c.id, { call: { action: 'candidatar', method: POST }, vagaId: '00000000-0000-4000-8000-000000000000', actor: 'u1' }),
       { outcome: 'target-not-found', vagaId: '00000000-0000-4000-8000-000000000000' })
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: fechada.id, actor: 'u1' }),
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'candidatar', method: POST }, vagaId: fechada.id, actor: 'u1' }),
       { outcome: 'refused', refusal: { code: 'VagaFechada' } })
 
-    const applied = await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: a.id, actor: 'u1' })
+    const applied = await candidatos.applyAction(c.id, { call: { action: 'candidatar', method: POST }, vagaId: a.id, actor: 'u1' })
     t.match(applied, { outcome: 'ok', value: { status: 'inscrito', vagaId: a.id, vaga: { id: a.id, titulo: 'A', status: 'aberta' }, versao: 2 } })
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'transferir', method: POST }, vagaId: b.id, actor: 'u2' }),
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'transferir', method: POST }, vagaId: b.id, actor: 'u2' }),
       { outcome: 'ok', value: { status: 'inscrito', vagaId: b.id, transferidoDe: a.id } })
-    t.same(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: POST }, actor: 'u2', precondition: current => current.versao === 1 }),
+    t.same(await candidatos.applyAction(c.id, { call: { action: 'aprovar', method: POST }, actor: 'u2', precondition: current => current.versao === 1 }),
       { outcome: 'precondition-failed' })
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: POST }, actor: 'u3' }), { outcome: 'ok', value: { status: 'aprovado' } })
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'aprovar', method: DELETE }, actor: 'u3' }), { outcome: 'ok', value: { status: 'inscrito' } })
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'reprovar', method: POST }, actor: 'u3' }), { outcome: 'ok', value: { status: 'reprovado' } })
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'reprovar', method: DELETE }, actor: 'u3' }), { outcome: 'ok', value: { status: 'inscrito' } })
-    const back = await candidatos.applyMove(c.id, { move: { action: 'transferir', method: DELETE }, actor: 'u4' })
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'aprovar', method: POST }, actor: 'u3' }), { outcome: 'ok', value: { status: 'aprovado' } })
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'aprovar', method: DELETE }, actor: 'u3' }), { outcome: 'ok', value: { status: 'inscrito' } })
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'reprovar', method: POST }, actor: 'u3' }), { outcome: 'ok', value: { status: 'reprovado' } })
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'reprovar', method: DELETE }, actor: 'u3' }), { outcome: 'ok', value: { status: 'inscrito' } })
+    const back = await candidatos.applyAction(c.id, { call: { action: 'transferir', method: DELETE }, actor: 'u4' })
     t.match(back, { outcome: 'ok', value: { status: 'inscrito', vagaId: a.id, transferidoDe: null, versao: 8 } })
 
     const detail = await candidatos.findById(c.id)
@@ -121,14 +121,14 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     const a = await vagas.create({ titulo: 'Origem', descricao: null, status: 'aberta' })
     const b = await vagas.create({ titulo: 'Destino', descricao: null, status: 'aberta' })
     const c = await candidatos.create({ nome: 'Davi', email: 'davi@example.com' })
-    await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: a.id, actor: 'u' })
-    await candidatos.applyMove(c.id, { move: { action: 'transferir', method: POST }, vagaId: b.id, actor: 'u' })
+    await candidatos.applyAction(c.id, { call: { action: 'candidatar', method: POST }, vagaId: a.id, actor: 'u' })
+    await candidatos.applyAction(c.id, { call: { action: 'transferir', method: POST }, vagaId: b.id, actor: 'u' })
     t.same(await vagas.remove(a.id, current => current.versao === 99), { outcome: 'precondition-failed' })
     t.same(await vagas.remove(a.id), { outcome: 'ok' })
     t.same(await vagas.remove(a.id), { outcome: 'not-found' })
     const after = await candidatos.findById(c.id)
     t.match(after, { vagaId: b.id, transferidoDe: null, versao: 4 }, 'the candidato changed, so its version did')
-    t.match(await candidatos.applyMove(c.id, { move: { action: 'transferir', method: DELETE }, actor: 'u' }), { outcome: 'refused' })
+    t.match(await candidatos.applyAction(c.id, { call: { action: 'transferir', method: DELETE }, actor: 'u' }), { outcome: 'refused' })
   })
 
   t.test('lists: filters, sorts, offset and keyset paging agree', async t => {
@@ -139,7 +139,7 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     for (const [i, nome] of names.entries()) {
       const created = await candidatos.create({ nome, email: `lista${i}@example.com` })
       ids.push(created.id)
-      if (i % 2 === 0) await candidatos.applyMove(created.id, { move: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
+      if (i % 2 === 0) await candidatos.applyAction(created.id, { call: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
     }
     const inVaga = await candidatos.list({ filter: { vagaId: vaga.id }, sort: [{ field: 'nome', direction: 'asc' }], limit: 100, page: { kind: 'offset', offset: 0 } })
     t.equal(inVaga.total, 5)
@@ -212,7 +212,7 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     const [a, b] = await Promise.all(['Junto A', 'Junto B'].map(async titulo => await vagas.create({ titulo, descricao: null, status: 'aberta' })))
     for (const [i, vaga] of [a!, a!, a!, b!, b!].entries()) {
       const created = await candidatos.create({ nome: `Junto ${i}`, email: `junto-${i}@example.com` })
-      await candidatos.applyMove(created.id, { move: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
+      await candidatos.applyAction(created.id, { call: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
     }
     const newest = [{ field: 'criadoEm' as const, direction: 'desc' as const }]
     const requests = [
@@ -286,18 +286,18 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     const fechada = await vagas.create({ titulo: 'Fechada em lote', descricao: null, status: 'fechada' })
     const people = []
     for (let i = 0; i < 5; i++) people.push(await candidatos.create({ nome: `Ação ${i}`, email: `acao-lote-${i}@example.com` }))
-    await candidatos.applyMove(people[4]!.id, { move: { action: 'candidatar', method: POST }, vagaId: aberta.id, actor: 'setup' })
+    await candidatos.applyAction(people[4]!.id, { call: { action: 'candidatar', method: POST }, vagaId: aberta.id, actor: 'setup' })
     let statements = 0
     const counted = db.withPlugin({ transformQuery: args => args.node, transformResult: async args => { statements++; return args.result } })
     const repository = createCandidatosRepository(counted)
     const candidatar = { action: 'candidatar' as const, method: POST }
     const outcomes = await Promise.all([
-      repository.applyMove(people[0]!.id, { move: candidatar, vagaId: aberta.id, actor: 'a' }),
-      repository.applyMove(people[1]!.id, { move: candidatar, vagaId: aberta.id, actor: 'b' }),
-      repository.applyMove(people[2]!.id, { move: candidatar, vagaId: fechada.id, actor: 'c' }),
-      repository.applyMove(people[3]!.id, { move: candidatar, vagaId: '00000000-0000-4000-8000-000000000003', actor: 'd' }),
-      repository.applyMove(people[4]!.id, { move: { action: 'aprovar', method: POST }, actor: 'e', precondition: current => current.versao === 2 }),
-      repository.applyMove('00000000-0000-4000-8000-000000000004', { move: candidatar, vagaId: aberta.id, actor: 'f' })
+      repository.applyAction(people[0]!.id, { call: candidatar, vagaId: aberta.id, actor: 'a' }),
+      repository.applyAction(people[1]!.id, { call: candidatar, vagaId: aberta.id, actor: 'b' }),
+      repository.applyAction(people[2]!.id, { call: candidatar, vagaId: fechada.id, actor: 'c' }),
+      repository.applyAction(people[3]!.id, { call: candidatar, vagaId: '00000000-0000-4000-8000-000000000003', actor: 'd' }),
+      repository.applyAction(people[4]!.id, { call: { action: 'aprovar', method: POST }, actor: 'e', precondition: current => current.versao === 2 }),
+      repository.applyAction('00000000-0000-4000-8000-000000000004', { call: candidatar, vagaId: aberta.id, actor: 'f' })
     ])
     // A row the shared transaction does not find may be locked elsewhere: those two actions (an unknown
     // vaga, an unknown candidato) are made alone, each reading its vaga and its candidato.
@@ -365,9 +365,9 @@ t.test('concurrent aprovar and reprovar on real PostgreSQL: exactly one wins, no
   const vaga = await vagas.create({ titulo: 'Disputada', descricao: null, status: 'aberta' })
   for (let round = 0; round < 10; round++) {
     const c = await candidatos.create({ nome: `Concorrente ${round}`, email: `concorrente${round}@example.com` })
-    await candidatos.applyMove(c.id, { move: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'setup' })
-    const moves = Array.from({ length: 8 }, (_, i) => ({ action: i % 2 === 0 ? 'aprovar' as const : 'reprovar' as const, method: POST }))
-    const outcomes = await Promise.all(moves.map((move, i) => candidatos.applyMove(c.id, { move, actor: `racer-${i}` })))
+    await candidatos.applyAction(c.id, { call: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'setup' })
+    const calls = Array.from({ length: 8 }, (_, i) => ({ action: i % 2 === 0 ? 'aprovar' as const : 'reprovar' as const, method: POST }))
+    const outcomes = await Promise.all(calls.map((call, i) => candidatos.applyAction(c.id, { call, actor: `racer-${i}` })))
     const winners = outcomes.filter(o => o.outcome === 'ok')
     t.equal(winners.length, 1, `round ${round}: one success`)
     t.equal(outcomes.filter(o => o.outcome === 'refused').length, 7, 'the rest are refused')

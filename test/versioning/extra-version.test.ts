@@ -10,7 +10,7 @@ import { bearer, build } from '../helper.js'
 // candidatos gain `primeiroNome`. Everything else it inherits from 2.0.
 const candidatosIn3: Partial<CandidatoProfile> = {
   schema: Type.Object({ ...CandidatoV2Schema.properties, primeiroNome: Type.String() }),
-  represent: (candidato, href) => ({ ...candidatoV2(candidato, href), primeiroNome: candidato.nome.split(' ')[0] })
+  toBody: (candidato, href) => ({ ...candidatoV2(candidato, href), primeiroNome: candidato.nome.split(' ')[0] })
 }
 const WITH_3: readonly ApiVersionRow[] = [...API_VERSION_ROWS, { version: '3.0', profiles: { candidatos: candidatosIn3 } }]
 

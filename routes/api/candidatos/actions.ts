@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { MOVES, needsTargetVaga, type Move, type Refusal } from '../../../src/domain/candidato-actions.js'
+import { ACTION_CALLS, needsTargetVaga, type ActionCall, type Refusal } from '../../../src/domain/candidato-actions.js'
 import { ifMatchPrecondition } from '../../../src/http/conditional.js'
 import { type Problem } from '../../../src/http/problem.js'
 import { problem } from '../../../src/http/error-catalogue.js'
@@ -32,14 +32,14 @@ function refusalProblem (refusal: Refusal): Problem {
 const actions: FastifyPluginAsyncTypebox = async (fastify) => {
   const { candidatos } = fastify.repositories
 
-  const declare = (version: string, profile: CandidatoProfile, move: Move) => {
-    const { schema: CandidatoSchema, represent, showsVaga } = profile
-    const post = move.method === 'POST'
-    const withTarget = needsTargetVaga(move)
+  const declare = (version: string, profile: CandidatoProfile, call: ActionCall) => {
+    const { schema: CandidatoSchema, toBody, showsVaga } = profile
+    const post = call.method === 'POST'
+    const withTarget = needsTargetVaga(call)
     const etagOf = (current: Parameters<typeof candidatoEtag>[0]) => candidatoEtag(current, version, showsVaga)
 
     const perform = async (request: FastifyRequest, reply: FastifyReply, id: string, ifMatch: string | undefined, vagaId: string | undefined): Promise<FastifyReply> => {
-      const outcome = await candidatos.applyMove(id, { move, vagaId, actor: actorOf(request), precondition: ifMatchPrecondition(ifMatch, etagOf) })
+      const outcome = await candidatos.applyAction(id, { call, vagaId, actor: actorOf(request), precondition: ifMatchPrecondition(ifMatch, etagOf) })
       switch (outcome.outcome) {
         case 'not-found': throw notFound()
         case 'precondition-failed': throw preconditionFailed()
@@ -49,17 +49,17 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
       const candidato = outcome.value
       setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, showsVaga))
       if (!post) return reply.code(204).send()
-      return reply.send(represent(candidato, hrefOf(request)))
+      return reply.send(toBody(candidato, hrefOf(request)))
     }
 
     const route = {
-      method: move.method,
-      url: `/:id/${move.action}`,
+      method: call.method,
+      url: `/:id/${call.action}`,
       constraints: { apiVersion: version },
       config: { scopes: ['candidatos:write'] }
     }
     const schema = {
-      summary: PURPOSE[`${move.method} ${move.action}`],
+      summary: PURPOSE[`${call.method} ${call.action}`],
       description: 'Refused with 409 (code `ActionNotAllowed`, naming `currentStatus` and `allowedActions`) when the current state does not allow it. Honours `If-Match`.',
       tags: ['candidatos'],
       params: IdParams,
@@ -92,7 +92,7 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
   }
 
   for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
-    for (const move of MOVES) declare(version, profile, move)
+    for (const call of ACTION_CALLS) declare(version, profile, call)
   }
 }
 

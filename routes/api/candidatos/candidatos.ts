@@ -27,7 +27,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
 
   for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
     const constraints = { apiVersion: version }
-    const { paging, schema: CandidatoSchema, represent, showsVaga } = profile
+    const { paging, schema: CandidatoSchema, toBody, showsVaga } = profile
     const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga)
     const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, showsVaga))
 
@@ -56,7 +56,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,
         list: listRequest => candidatos.list(listRequest),
-        represent: profile.represent,
+        toBody: profile.toBody,
         validator: etagOf,
         reply
       })
@@ -88,7 +88,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           repositories,
           create: async ({ candidatos }) => {
             const candidato = await candidatos.create(request.body)
-            return createdResponse(hrefOf(request)(candidatoPath(candidato.id)), etagOf(candidato), candidato.atualizadoEm, represent(candidato, hrefOf(request)))
+            return createdResponse(hrefOf(request)(candidatoPath(candidato.id)), etagOf(candidato), candidato.atualizadoEm, toBody(candidato, hrefOf(request)))
           }
         })
       } catch (error) {
@@ -115,7 +115,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       const lastModified = candidatoLastModified(candidato, showsVaga)
       setReadHeaders(reply, etag, lastModified)
       if (isNotModified(request.headers, etag, lastModified)) return reply.code(304).send()
-      return represent(candidato, hrefOf(request))
+      return toBody(candidato, hrefOf(request))
     })
 
     const update = async (id: string, changes: { nome?: string, email?: string }, ifMatch: string | undefined) => {
@@ -134,7 +134,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
     // PUT and PATCH differ only in the body they accept: both store the fields sent and answer alike.
     const answerUpdated = (reply: FastifyReply, candidato: CandidatoRecord, href: (path: string) => string) => {
       validators(reply, candidato)
-      return represent(candidato, href)
+      return toBody(candidato, href)
     }
     const writeResponses = {
       200: withHeaders(CandidatoSchema, 'The candidato as changed'),

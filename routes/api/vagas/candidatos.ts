@@ -43,7 +43,7 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           if (page.items.length === 0 && !await vagas.exists(vagaId)) throw notFound()
           return page
         },
-        represent: profile.represent,
+        toBody: profile.toBody,
         validator: (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga),
         reply
       })

@@ -26,7 +26,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
 
   for (const { version, profile } of servedVersions(fastify.apiVersions, vagaVersions)) {
     const constraints = { apiVersion: version }
-    const { paging, schema: VagaSchema, represent } = profile
+    const { paging, schema: VagaSchema, toBody } = profile
     const filters = {
       status: Type.Optional(VagaStatusSchema),
       q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the title, any case' }))
@@ -58,7 +58,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,
         list: listRequest => vagas.list(listRequest),
-        represent: profile.represent,
+        toBody: profile.toBody,
         validator: (vaga: VagaRecord) => vagaEtag(vaga, version),
         reply
       })
@@ -88,7 +88,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         repositories,
         create: async ({ vagas }) => {
           const vaga = await vagas.create(fields)
-          return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, represent(vaga, hrefOf(request)))
+          return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, toBody(vaga, hrefOf(request)))
         }
       })
     })
@@ -110,7 +110,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       const etag = vagaEtag(vaga, version)
       setReadHeaders(reply, etag, vaga.atualizadoEm)
       if (isNotModified(request.headers, etag, vaga.atualizadoEm)) return reply.code(304).send()
-      return represent(vaga, hrefOf(request))
+      return toBody(vaga, hrefOf(request))
     })
 
     const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {
@@ -133,7 +133,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const vaga = await update(request.params.id, { ...request.body, descricao: request.body.descricao ?? null }, request.headers['if-match'])
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
-      return represent(vaga, hrefOf(request))
+      return toBody(vaga, hrefOf(request))
     })
 
     fastify.patch('/:id', {
@@ -143,7 +143,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     }, async (request, reply) => {
       const vaga = await update(request.params.id, request.body, request.headers['if-match'])
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
-      return represent(vaga, hrefOf(request))
+      return toBody(vaga, hrefOf(request))
     })
 
     fastify.delete('/:id', {

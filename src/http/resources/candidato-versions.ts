@@ -11,12 +11,12 @@ export interface CandidatoProfile {
   /** The representation's schema, in every answer that carries a candidato. */
   schema: TSchema
   /** A list item is a CandidatoRecord (no history); see ItemRepresentation for `json`. */
-  represent: ((candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown) & ItemRepresentation<CandidatoRecord>
+  toBody: ((candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown) & ItemRepresentation<CandidatoRecord>
   /** The representation shows fields of the candidato's vaga: its ETag and Last-Modified follow the vaga too. */
   showsVaga: boolean
 }
 
 /** 1.0 names the vaga by id and pages by offset; 2.0 embeds a summary of the vaga and pages by cursor. */
 export const candidatoVersions = versionedResource<CandidatoProfile>('candidatos',
-  { paging: 'offset', schema: CandidatoV1Schema, represent: candidatoV1, showsVaga: false },
-  { '2.0': { paging: 'cursor', schema: CandidatoV2Schema, represent: candidatoV2, showsVaga: true } })
+  { paging: 'offset', schema: CandidatoV1Schema, toBody: candidatoV1, showsVaga: false },
+  { '2.0': { paging: 'cursor', schema: CandidatoV2Schema, toBody: candidatoV2, showsVaga: true } })

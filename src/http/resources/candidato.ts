@@ -1,9 +1,9 @@
 // The candidato representations: v1 names the vaga by id, v2 embeds a summary of it.
 import { Type, type Static } from '@sinclair/typebox'
-import { allowedMoves, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
+import { allowedCalls, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
 import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
-import type { Instant } from '../../domain/instant.js'
+import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 import { type Problem } from '../problem.js'
 import { problem } from '../error-catalogue.js'
 import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, jsonString, linksJson, nullableIdJson, type Link } from './common.js'
@@ -80,8 +80,8 @@ export function candidatoLinks (candidato: CandidatoRecord, href: (path: string)
     { rel: 'edit', href: self, method: 'PATCH' }
   ]
   if (candidato.vagaId !== null) links.push({ rel: 'vaga', href: href(vagaPath(candidato.vagaId)), method: 'GET' })
-  for (const move of allowedMoves(candidato)) {
-    links.push({ rel: move.action, href: `${self}/${move.action}`, method: move.method })
+  for (const call of allowedCalls(candidato)) {
+    links.push({ rel: call.action, href: `${self}/${call.action}`, method: call.method })
   }
   return links
 }
@@ -149,7 +149,7 @@ export function candidatoEtag (candidato: CandidatoRecord, version: string, show
 }
 
 /** A representation that shows the vaga's title and status changed at the later of the two changes. */
-export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: boolean): Instant {
+export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: boolean): IsoTimestamp {
   const vagaChange = candidato.vaga?.atualizadoEm
   return showsVaga && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
 }

@@ -115,7 +115,7 @@ export interface CollectionOptions<F extends string, Filter extends Record<strin
   sortFields: readonly F[]
   defaultSort: string
   list: (request: ListRequest<F, Filter>) => Promise<ListResult<T>>
-  represent: ItemRepresentation<T>
+  toBody: ItemRepresentation<T>
   /** The item's own ETag: part of the page's. */
   validator: (item: T & { id: string }) => string
   /** Takes the page's validators, and the 304 when the client's copy is current. */
@@ -144,9 +144,9 @@ export interface ItemRepresentation<T> {
 }
 
 /** The page's body: as JSON text when the representation writes itself, else the object the route's schema serializes. */
-function pageBody<T> (reply: FastifyReply, items: T[], represent: ItemRepresentation<T>, href: (path: string) => string, page: { total?: number, offset?: number, limit: number, links: Link[] }) {
-  const json = represent.json
-  if (json === undefined) return { items: items.map(item => represent(item, href)), ...page }
+function pageBody<T> (reply: FastifyReply, items: T[], toBody: ItemRepresentation<T>, href: (path: string) => string, page: { total?: number, offset?: number, limit: number, links: Link[] }) {
+  const json = toBody.json
+  if (json === undefined) return { items: items.map(item => toBody(item, href)), ...page }
   return reply.type(JSON_TYPE).send(pageJson(items.map(item => json(item, href)), page))
 }
 
@@ -172,7 +172,7 @@ export async function collectionPage<F extends string, Filter extends Record<str
     if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - limit) }), method: 'GET' })
     const total = result.total ?? 0
     if (validated(options.reply, pageEtag(options.version, result.items, options.validator, total, links))) return options.reply.code(304).send()
-    return pageBody(options.reply, result.items, options.represent, href, { total, offset, limit, links })
+    return pageBody(options.reply, result.items, options.toBody, href, { total, offset, limit, links })
   }
 
   const scope = { collection: path, sort: sortText(sort), filter: options.filter }
@@ -187,5 +187,5 @@ export async function collectionPage<F extends string, Filter extends Record<str
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
   if (validated(options.reply, pageEtag(options.version, result.items, options.validator, undefined, links))) return options.reply.code(304).send()
-  return pageBody(options.reply, result.items, options.represent, href, { limit, links })
+  return pageBody(options.reply, result.items, options.toBody, href, { limit, links })
 }

@@ -6,7 +6,7 @@ import { type Problem } from '../problem.js'
 import { problem } from '../error-catalogue.js'
 import { httpDate } from '../http-date.js'
 import type { FieldIssue } from '../../domain/vaga.js'
-import type { Instant } from '../../domain/instant.js'
+import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 
 /** Ids are lower-case UUIDs; anything else in the path names no resource (404). */
 export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
@@ -132,12 +132,12 @@ export function actorOf (request: FastifyRequest): string {
   return request.principal.actor
 }
 
-export function setValidators (reply: FastifyReply, etag: string, lastModified: Date | Instant): FastifyReply {
+export function setValidators (reply: FastifyReply, etag: string, lastModified: Date | IsoTimestamp): FastifyReply {
   return reply.header('etag', etag).header('last-modified', httpDate(lastModified))
 }
 
 /** The headers of a single-resource read, its 200 and its 304 alike (RFC 9110 section 15.4.5). */
-export function setReadHeaders (reply: FastifyReply, etag: string, lastModified: Date | Instant): FastifyReply {
+export function setReadHeaders (reply: FastifyReply, etag: string, lastModified: Date | IsoTimestamp): FastifyReply {
   return setValidators(reply, etag, lastModified).header('cache-control', READ_CACHE_CONTROL)
 }
 

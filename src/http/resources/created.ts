@@ -4,11 +4,11 @@ import type { StoredResponse } from '../../storage/idempotency-repository.js'
 import type { Repositories, ResourceRepositories } from '../../storage/repositories.js'
 import { problem } from '../error-catalogue.js'
 import { httpDate } from '../http-date.js'
-import type { Instant } from '../../domain/instant.js'
+import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 import { actorOf, fingerprint } from './common.js'
 
 /** The 201 answer for a new resource, as it is sent and, under an Idempotency-Key, stored. */
-export function createdResponse (location: string, etag: string, lastModified: Date | Instant, representation: unknown): StoredResponse {
+export function createdResponse (location: string, etag: string, lastModified: Date | IsoTimestamp, representation: unknown): StoredResponse {
   return {
     statusCode: 201,
     headers: { location, etag, 'last-modified': httpDate(lastModified) },

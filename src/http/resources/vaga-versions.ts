@@ -10,10 +10,10 @@ export interface VagaProfile {
   paging: Paging
   /** The representation's schema, in every answer that carries a vaga. */
   schema: TSchema
-  represent: ItemRepresentation<VagaRecord>
+  toBody: ItemRepresentation<VagaRecord>
 }
 
 /** The same representation in every version (its links name the version); 2.0 pages by cursor. */
 export const vagaVersions = versionedResource<VagaProfile>('vagas',
-  { paging: 'offset', schema: VagaSchema, represent: vagaRepresentation },
+  { paging: 'offset', schema: VagaSchema, toBody: vagaRepresentation },
   { '2.0': { paging: 'cursor' } })

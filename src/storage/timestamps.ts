@@ -1,7 +1,7 @@
-// Timestamps are read as the ISO 8601 strings the representations show (an Instant): PostgreSQL's
+// Timestamps are read as the ISO 8601 strings the representations show (an IsoTimestamp): PostgreSQL's
 // text goes straight into that form, with no Date built for each value and formatted back.
 import pg from 'pg'
-import type { Instant } from '../domain/instant.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 
 const parseDate = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)
 
@@ -10,7 +10,7 @@ const parseDate = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)
  * becomes `2026-05-04T13:45:12.340Z` by moving characters; any other offset, era or form goes through
  * a Date. The columns keep milliseconds (timestamptz(3)).
  */
-export function instantOf (text: string): Instant {
+export function isoTimestampOf (text: string): IsoTimestamp {
   const length = text.length
   if (length >= 22 && length <= 29 && text[10] === ' ' && text.endsWith('+00') && (length === 22 || text[19] === '.')) {
     const milliseconds = length === 22 ? '000' : text.slice(20, length - 3).padEnd(3, '0').slice(0, 3)
@@ -19,7 +19,7 @@ export function instantOf (text: string): Instant {
   return new Date(parseDate(text) as Date | number).toISOString()
 }
 
-/** Every timestamptz this process reads arrives as an Instant. */
-export function readTimestampsAsInstants (): void {
-  pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, instantOf)
+/** Every timestamptz this process reads arrives as an IsoTimestamp. */
+export function readTimestampsAsIsoStrings (): void {
+  pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, isoTimestampOf)
 }

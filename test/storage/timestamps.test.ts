@@ -1,6 +1,6 @@
 import t from 'tap'
 import pg from 'pg'
-import { instantOf } from '../../src/storage/instants.js'
+import { isoTimestampOf } from '../../src/storage/timestamps.js'
 
 // What pg's own parser reads, formatted as the representations did before timestamps stayed strings.
 const parseDate = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)
@@ -18,5 +18,5 @@ t.test('a timestamptz in any form PostgreSQL sends reads as the ISO 8601 string 
     '0099-05-04 13:45:12.345+00',
     '2026-05-04 13:45:12.345+00 BC'
   ]
-  for (const text of texts) t.equal(instantOf(text), viaDate(text), text)
+  for (const text of texts) t.equal(isoTimestampOf(text), viaDate(text), text)
 })

@@ -1,5 +1,5 @@
 /**
  * A moment as the API shows it: ISO 8601 in UTC with milliseconds, `2026-05-04T13:45:12.345Z`. Two
- * instants compare as their strings do.
+ * timestamps compare as their strings do.
  */
-export type Instant = string
+export type IsoTimestamp = string
