@@ -10,7 +10,7 @@ export function isLoopback (address: string | undefined): boolean {
 }
 
 /**
- * Spec section 5 rule 1: a token travels over HTTPS. `request.protocol` and `request.ip` already
+ * A token travels over HTTPS (docs/api.md, "Transport"). `request.protocol` and `request.ip` already
  * follow TRUST_PROXY: behind a trusted proxy they are what the proxy reports.
  */
 export function tokenTransportIsSafe (request: FastifyRequest, allowInsecure: boolean): boolean {

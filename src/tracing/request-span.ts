@@ -39,7 +39,7 @@ function subjectHash (subject: string): string {
 }
 
 // The token verifier hands out one principal per cached token, so a client's sampled requests hash
-// its subject once: a hash per sampled request cost about 1.6 µs (docs/benchmarks.md, "Tracing").
+// its subject once rather than once per sampled request (docs/benchmarks.md, "Tracing").
 const principalHashes = new WeakMap<Principal, string>()
 
 /** subjectHash of a principal's subject, if it names one, remembered for as long as the principal lives. */
