@@ -88,15 +88,6 @@ export async function startServer (name: string, pinning: Pinning, args: string[
   return server
 }
 
-/** Sends `count` GETs of `url`, each after the previous answered; each must answer 200. */
-export async function getInTurn (url: string, headers: Record<string, string>, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const response = await fetch(url, { headers })
-    await response.arrayBuffer()
-    if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}`)
-  }
-}
-
 export async function stopServer (server: Server): Promise<void> {
   const { child } = server
   if (child.exitCode !== null || child.signalCode !== null) return
