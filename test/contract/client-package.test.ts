@@ -33,10 +33,12 @@ async function tempDir (t: Test, prefix: string): Promise<string> {
   return dir
 }
 
-const CONSUMER = `import { createOpsClient, createV2Client } from '@recrutamento/api-client'
+const CONSUMER = `import { API_VERSIONS, createClient, createOpsClient, createV2Client } from '@recrutamento/api-client'
 
 const baseUrl = process.env.API_URL ?? ''
 const api = createV2Client({ baseUrl, token: process.env.API_TOKEN })
+// The same version through the generic client.
+const generic = createClient('2.0', { baseUrl, token: process.env.API_TOKEN })
 const ops = createOpsClient({ baseUrl })
 
 function fail (step: string, error: { status: number, code?: string, detail?: string }): never {
@@ -51,7 +53,7 @@ if (candidato.error !== undefined) fail('POST candidato', candidato.error)
 const { data, error, response } = await api.GET('/api/v2/vagas', { params: { query: { status: 'aberta' } } })
 if (error !== undefined) throw new Error(\`\${response.status} \${error.code}: \${error.detail}\`)
 const listed = data.items.some(item => item.id === vaga.data.id)
-const vagaRead = await api.GET('/api/v2/vagas/{id}', { params: { path: { id: vaga.data.id } } })
+const vagaRead = await generic.GET('/api/v2/vagas/{id}', { params: { path: { id: vaga.data.id } } })
 if (vagaRead.error !== undefined) fail('GET vaga', vagaRead.error)
 const candidatoRead = await api.GET('/api/v2/candidatos/{id}', { params: { path: { id: candidato.data.id } } })
 if (candidatoRead.error !== undefined) fail('GET candidato', candidatoRead.error)
@@ -60,6 +62,7 @@ const ping = await ops.GET('/ping', { parseAs: 'text' })
 const ready = await ops.GET('/health/ready')
 
 console.log(JSON.stringify({
+  versions: API_VERSIONS,
   vaga: { status: vaga.response.status, id: vaga.data.id, titulo: vaga.data.titulo },
   candidato: { status: candidato.response.status, id: candidato.data.id, email: candidato.data.email, state: candidato.data.status },
   listed,
@@ -117,6 +120,7 @@ t.test('the client packed with npm installs in a strict TypeScript project outsi
   if (consumer.code !== 0) return
   const printed = JSON.parse(consumer.output) as Record<string, Record<string, unknown>>
   t.match(printed, {
+    versions: app.apiVersions.versions.map(v => v.version),
     vaga: { status: 201, id: String, titulo: 'Backend (pacote)' },
     candidato: { status: 201, id: String, email, state: 'cadastrado' },
     listed: true,
@@ -125,7 +129,7 @@ t.test('the client packed with npm installs in a strict TypeScript project outsi
     missing: { status: 404, contentType: /^application\/problem\+json/, code: 'NotFound', problemStatus: 404 },
     ping: { status: 200, body: 'pong' },
     ready: { status: 200, body: 'Healthy' }
-  }, 'the consumer created, listed and read back a vaga and a candidato, got the problem of an unknown id, and reached the operations')
+  }, 'the consumer listed the versions, created, listed and read back a vaga and a candidato, got the problem of an unknown id, and reached the operations')
   // What the consumer created is in the service, read without the client.
   const stored = await app.inject({ url: `/api/v2/candidatos/${String(printed.candidato!.id)}`, headers: { authorization: `Bearer ${token}` } })
   t.equal(stored.json<{ email: string }>().email, email, 'the service stored the candidato the consumer created')

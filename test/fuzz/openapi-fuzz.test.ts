@@ -8,7 +8,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { bearer, build } from '../helper.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { bodyValue, jsonValue, plausibleValue, textValue } from './hostile-values.js'
-import { publishedOperations, type Operation } from './operations.js'
+import { publishedDocuments, publishedOperations, type Operation } from './operations.js'
 import { storedState } from './stored-state.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20)
@@ -144,7 +144,9 @@ async function fuzz (t: Test, env: Record<string, string>): Promise<void> {
       t.fail(`${name}: ${(error as Error).message}\nReproduce: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} FUZZ_OPERATION='${name}'`)
     }
   }
-  t.ok(operations.length >= (ONLY === undefined ? 50 : 1), `${operations.length} operations from the v1, v2 and ops documents`)
+  const documents = [...new Set(operations.map(op => op.document))]
+  if (ONLY === undefined) t.same(documents, publishedDocuments(app), 'every published document is fuzzed')
+  t.ok(operations.length >= (ONLY === undefined ? 50 : 1), `${operations.length} operations from the ${documents.join(', ')} documents`)
   t.comment(`${operations.length} operations, ${sent} requests: ${Object.entries(byClass).map(([k, v]) => `${k} ${v}`).join(', ')} (seed ${SEED}, ${RUNS} runs each)`)
   t.equal(byClass['5xx'], 0, 'no request answered 5xx')
 }

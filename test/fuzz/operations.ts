@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { documentGroups } from '../../src/openapi/groups.js'
 
 export interface Parameter {
   name: string
@@ -17,12 +18,15 @@ export interface Operation {
   scopes: string[]
 }
 
-export const DOCUMENTS = ['v1', 'v2', 'ops'] as const
+/** The OpenAPI documents the service publishes: one per version of its version table, and ops. */
+export function publishedDocuments (app: FastifyInstance): string[] {
+  return documentGroups(app.apiVersions).map(group => group.name)
+}
 
 /** Every operation of every OpenAPI document the service publishes. */
 export async function publishedOperations (app: FastifyInstance): Promise<Operation[]> {
   const operations: Operation[] = []
-  for (const document of DOCUMENTS) {
+  for (const document of publishedDocuments(app)) {
     const res = await app.inject(`/docs/${document}/openapi.json`)
     const paths = res.json().paths as Record<string, Record<string, Record<string, unknown>>>
     for (const [path, item] of Object.entries(paths)) {

@@ -6,6 +6,9 @@ import { scopeDescription } from '../../src/auth/openapi-security.js'
 import { ERROR_CATALOGUE, codesAnsweredBy } from '../../src/http/error-catalogue.js'
 import { documentGroups, documentedPath } from '../../src/openapi/groups.js'
 import { operationTraits } from '../../src/openapi/operation.js'
+import { candidatoVersions } from '../../src/http/resources/candidato-versions.js'
+import { vagaVersions } from '../../src/http/resources/vaga-versions.js'
+import { servedVersions, type VersionedResource } from '../../src/versioning/profiles.js'
 import { build } from '../helper.js'
 
 interface Parameter { name: string, in: string, required?: boolean }
@@ -15,9 +18,10 @@ interface Document { paths: Record<string, Record<string, Operation>>, component
 
 const TOKEN_URL = 'https://auth.example.com/oauth/token'
 
+/** Every document the app serves: one per version of its version table, and ops. */
 async function documents (app: FastifyInstance): Promise<Record<string, Document>> {
   const out: Record<string, Document> = {}
-  for (const group of ['v1', 'v2', 'ops']) out[group] = (await app.inject({ url: `/docs/${group}/openapi.json` })).json()
+  for (const group of documentGroups(app.apiVersions)) out[group.name] = (await app.inject({ url: group.documentPath })).json()
   return out
 }
 
@@ -63,7 +67,7 @@ t.test('every operation declares each catalogued problem it can answer, and the 
       }
     }
   }
-  t.ok(checked > 500, `${checked} declarations checked`)
+  t.ok(checked > 500, `${checked} declarations checked in the ${Object.keys(docs).join(', ')} documents`)
 
   // Codes a route declares itself: each appears on some operation.
   const operations = Object.values(docs).flatMap(doc => Object.values(doc.paths).flatMap(ops => Object.values(ops)))
@@ -80,7 +84,12 @@ t.test('every operation declares each catalogued problem it can answer, and the 
 
   const paging = Object.values(docs).flatMap(doc => Object.values(doc.paths).flatMap(ops => Object.values(ops)))
     .flatMap(operation => (operation.parameters ?? []).filter(p => p.in === 'query' && (p.name === 'limit' || p.name === 'offset')))
-  t.equal(paging.length, 9, 'limit on six list operations, offset on the three of v1')
+  // Three list operations per version (/vagas, /candidatos, /vagas/{id}/candidatos): each takes a
+  // limit, and an offset in the versions that page by offset.
+  const byOffset = (resource: VersionedResource<{ paging: string }>) => servedVersions(app.apiVersions, resource).filter(served => served.profile.paging === 'offset').length
+  const versions = app.apiVersions.versions.length
+  t.equal(paging.length, 3 * versions + byOffset(vagaVersions) + 2 * byOffset(candidatoVersions),
+    `limit on the three list operations of each of ${versions} versions, offset on those paged by offset`)
   t.same(paging.filter(p => p.required === true), [], 'paging parameters have defaults and are optional')
 })
 

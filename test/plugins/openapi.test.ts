@@ -1,27 +1,33 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import { documentGroups } from '../../src/openapi/groups.js'
 import { build } from '../helper.js'
 
-const GROUPS = ['v1', 'v2', 'ops']
-const VERSION_GROUPS: Record<string, string> = { '1.0': 'v1', '2.0': 'v2' }
+/** The documents the app serves: one per version of its version table, and ops. */
+function groupNames (app: FastifyInstance): string[] {
+  return documentGroups(app.apiVersions).map(group => group.name)
+}
 
 interface Operation { operationId: string, deprecated?: boolean, security?: Array<Record<string, string[]>>, 'x-scopes'?: string[], responses: Record<string, { content?: Record<string, { schema: unknown }> }>, parameters?: Array<{ name: string, in: string }> }
 type Document = { openapi: string, info: { title: string, version: string, description: string }, paths: Record<string, Record<string, Operation>>, components: Record<string, Record<string, unknown>>, tags: Array<{ name: string }> }
 
-// Routes like the business routes to come, beside the service's own health routes: protected,
-// parametric, per version and neutral.
+// Routes like the business routes, beside the service's own health routes: protected, parametric,
+// one per version (the oldest without `name`), in every version at once, and neutral.
 function sampleRoutes (app: FastifyInstance): void {
   const id = Type.Object({ id: Type.String({ format: 'uuid' }) })
-  app.get('/api/gadgets/:id', { constraints: { apiVersion: '1.0' }, config: { scopes: ['vagas:read'] }, schema: { tags: ['vagas'], summary: 'Read a gadget (1.0)', params: id, response: { 200: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x' }))
-  app.get('/api/gadgets/:id', { constraints: { apiVersion: '2.0' }, config: { scopes: ['vagas:read'] }, schema: { tags: ['vagas'], summary: 'Read a gadget (2.0)', params: id, response: { 200: Type.Object({ id: Type.String(), name: Type.String() }) } } }, async () => ({ id: 'x', name: 'y' }))
-  app.post('/api/gadgets', { constraints: { apiVersion: ['1.0', '2.0'] }, config: { scopes: ['vagas:write', 'vagas:read'] }, schema: { tags: ['vagas'], summary: 'Create a gadget', body: Type.Object({ name: Type.String() }), response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x' }))
+  const versions = app.apiVersions.versions.map(v => v.version)
+  for (const [index, version] of versions.entries()) {
+    const gadget = index === 0 ? Type.Object({ id: Type.String() }) : Type.Object({ id: Type.String(), name: Type.String() })
+    app.get('/api/gadgets/:id', { constraints: { apiVersion: version }, config: { scopes: ['vagas:read'] }, schema: { tags: ['vagas'], summary: `Read a gadget (${version})`, params: id, response: { 200: gadget } } }, async () => ({ id: 'x', name: 'y' }))
+  }
+  app.post('/api/gadgets', { constraints: { apiVersion: versions }, config: { scopes: ['vagas:write', 'vagas:read'] }, schema: { tags: ['vagas'], summary: 'Create a gadget', body: Type.Object({ name: Type.String() }), response: { 201: Type.Object({ id: Type.String() }) } } }, async () => ({ id: 'x' }))
   app.get('/health/gadgets', { config: { scopes: ['health:read'] }, schema: { tags: ['health'], summary: 'Gadget health', response: { 200: Type.Object({ status: Type.String() }) } } }, async () => ({ status: 'Healthy' }))
 }
 
 async function documents (app: FastifyInstance): Promise<Record<string, Document>> {
   const out: Record<string, Document> = {}
-  for (const group of GROUPS) {
+  for (const group of groupNames(app)) {
     const res = await app.inject({ url: `/docs/${group}/openapi.json` })
     if (res.statusCode !== 200) throw new Error(`/docs/${group}/openapi.json answered ${res.statusCode}`)
     out[group] = res.json()
@@ -32,18 +38,18 @@ async function documents (app: FastifyInstance): Promise<Record<string, Document
 t.test('each version document holds only its operations, at versioned paths', async t => {
   const app = await build(t, { extraRoutes: sampleRoutes })
   const docs = await documents(app)
-  for (const group of GROUPS) t.equal(docs[group]!.openapi, '3.1.0', group)
-  for (const [group, prefix] of [['v1', '/api/v1/'], ['v2', '/api/v2/']] as const) {
+  for (const group of groupNames(app)) t.equal(docs[group]!.openapi, '3.1.0', group)
+  for (const { group, version } of app.apiVersions.versions) {
+    const prefix = `/api/${group}/`
     const paths = Object.keys(docs[group]!.paths)
     for (const path of ['gadgets', 'gadgets/{id}', 'user', 'versions']) t.ok(paths.includes(prefix + path), `${group} has ${prefix + path}`)
     t.same(paths.filter(path => !path.startsWith(prefix)), [], `${group} holds only ${prefix} paths`)
+    t.match(docs[group]!.paths[`${prefix}gadgets/{id}`]!.get, { summary: `Read a gadget (${version})`, parameters: [{ name: 'id', in: 'path' }] }, `${group}: its own gadget route`)
   }
   const opsPaths = Object.keys(docs.ops!.paths)
   for (const path of ['/health/gadgets', '/health/live', '/ping']) t.ok(opsPaths.includes(path), `ops has ${path}`)
   t.same(opsPaths.filter(path => path.startsWith('/api') || path.startsWith('/docs')), [], 'ops holds no versioned or docs path')
   t.equal(docs.v1!.paths['/api/v1/gadgets/{id}']!.get!.operationId !== undefined, true)
-  t.match(docs.v2!.paths['/api/v2/gadgets/{id}']!.get, { summary: 'Read a gadget (2.0)', parameters: [{ name: 'id', in: 'path' }] })
-  t.match(docs.v1!.paths['/api/v1/gadgets/{id}']!.get, { summary: 'Read a gadget (1.0)' })
 })
 
 t.test('security comes from the route policy; public routes say so; the oauth2 scheme only with AUTH_TOKEN_URL', async t => {
@@ -89,17 +95,20 @@ t.test('errors are problem+json answers sharing one schema', async t => {
   t.match(docs.v2!.components.schemas!.Problem, { type: 'object', required: ['type', 'title', 'status', 'instance', 'requestId'] })
 })
 
-t.test('the deprecated version says so, and newer versions are named', async t => {
+t.test('a deprecated version says so, and newer versions are named', async t => {
   const app = await build(t, { extraRoutes: sampleRoutes })
   const docs = await documents(app)
   t.match(docs.v1!.info, { version: '1.0', title: /deprecated/ })
   t.match(docs.v1!.info.description, /deprecated.*Newer versions are available: \[2\.0\]\(\/docs\/v2\)/s)
-  for (const operations of Object.values(docs.v1!.paths)) {
-    for (const operation of Object.values(operations)) t.equal(operation.deprecated, true, operation.operationId)
-  }
-  t.notMatch(docs.v2!.info.description, /\*\*Deprecated/)
-  for (const operations of Object.values(docs.v2!.paths)) {
-    for (const operation of Object.values(operations)) t.notOk(operation.deprecated, operation.operationId)
+  const newer = app.apiVersions.versions.filter(v => !v.deprecated).map(v => `[${v.version}](/docs/${v.group})`).join(', ')
+  for (const { group, version, deprecated } of app.apiVersions.versions) {
+    const doc = docs[group]!
+    t.equal(doc.info.version, version, `${group}: info.version`)
+    if (deprecated) t.match(doc.info.description, `Newer versions are available: ${newer}.`, `${group}: names the newer versions`)
+    else t.notMatch(doc.info.description, /\*\*Deprecated/, `${group}: not deprecated`)
+    for (const operations of Object.values(doc.paths)) {
+      for (const operation of Object.values(operations)) t.equal(operation.deprecated === true, deprecated, `${group} ${operation.operationId}: deprecated ${String(deprecated)}`)
+    }
   }
 })
 
@@ -107,6 +116,7 @@ t.test('every route appears once in the document of each version it serves, and 
   const routes: RouteOptions[] = []
   const app = await build(t, { beforeApp: app => { app.addHook('onRoute', route => { routes.push(route) }) }, extraRoutes: sampleRoutes })
   const docs = await documents(app)
+  const versionGroups = new Map(app.apiVersions.versions.map(v => [v.version, v.group]))
   const seen = new Map<string, number>()
   let checked = 0
   for (const route of routes) {
@@ -116,8 +126,8 @@ t.test('every route appears once in the document of each version it serves, and 
     const declared = route.constraints?.apiVersion as string | string[] | undefined
     const expected = !route.url.startsWith('/api/')
       ? { ops: path }
-      : Object.fromEntries((declared === undefined ? Object.keys(VERSION_GROUPS) : [declared].flat()).map(v => [VERSION_GROUPS[v]!, path.replace(/^\/api/, `/api/${VERSION_GROUPS[v]}`)]))
-    for (const group of GROUPS) {
+      : Object.fromEntries((declared === undefined ? [...versionGroups.keys()] : [declared].flat()).map(v => [versionGroups.get(v)!, path.replace(/^\/api/, `/api/${versionGroups.get(v)!}`)]))
+    for (const group of groupNames(app)) {
       const where = expected[group]
       if (where === undefined) continue
       t.ok(docs[group]!.paths[where]?.[method], `${method} ${route.url} is in ${group} at ${where}`)
@@ -128,9 +138,9 @@ t.test('every route appears once in the document of each version it serves, and 
   }
   t.ok(checked >= 11, 'at least ping, user x2, versions x2, gadgets x4, health x2 were checked')
   t.same([...seen].filter(([, count]) => count > 1), [], 'no two routes share a method and path in a document')
-  const placed = GROUPS.reduce((n, group) => n + Object.values(docs[group]!.paths).reduce((m, ops) => m + Object.keys(ops).length, 0), 0)
+  const placed = groupNames(app).reduce((n, group) => n + Object.values(docs[group]!.paths).reduce((m, ops) => m + Object.keys(ops).length, 0), 0)
   t.equal(placed, checked, 'the documents hold nothing else')
-  for (const group of GROUPS) {
+  for (const group of groupNames(app)) {
     const ids = Object.values(docs[group]!.paths).flatMap(ops => Object.values(ops).map(op => op.operationId))
     t.equal(new Set(ids).size, ids.length, `${group}: operationIds are unique`)
   }
@@ -138,19 +148,19 @@ t.test('every route appears once in the document of each version it serves, and 
 
 t.test('the interactive docs are served per group, publicly', async t => {
   const app = await build(t)
-  for (const group of GROUPS) {
+  for (const group of groupNames(app)) {
     const res = await app.inject({ url: `/docs/${group}` })
     t.equal(res.statusCode, 200, group)
     t.match(res.headers['content-type'], /^text\/html/)
     const init = await app.inject({ url: `/docs/${group}/static/swagger-initializer.js` })
     t.match(init.body, /"urls\.primaryName"/, `${group} has a selector between the documents`)
-    for (const other of GROUPS) t.match(init.body, `/docs/${other}/openapi.json`)
+    for (const other of groupNames(app)) t.match(init.body, `/docs/${other}/openapi.json`)
   }
 })
 
 t.test('each document is served from one serialized copy with a strong ETag; If-None-Match answers 304', async t => {
   const app = await build(t)
-  for (const group of GROUPS) {
+  for (const group of groupNames(app)) {
     const first = await app.inject({ url: `/docs/${group}/openapi.json` })
     const etag = first.headers.etag as string
     t.match(etag, /^"[A-Za-z0-9_-]{20,}"$/, `${group}: a strong ETag`)
@@ -188,5 +198,5 @@ t.test('/docs leads to the current version', async t => {
   const app = await build(t)
   const res = await app.inject({ url: '/docs' })
   t.equal(res.statusCode, 302)
-  t.equal(res.headers.location, '/docs/v2')
+  t.equal(res.headers.location, `/docs/${app.apiVersions.current.group}`)
 })
