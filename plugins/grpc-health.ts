@@ -1,8 +1,5 @@
 import fp from 'fastify-plugin'
-import { Server, ServerCredentials } from '@grpc/grpc-js'
-import { service as healthServiceDefinition } from 'grpc-health-check'
 import type { FastifyInstance } from 'fastify'
-import { createGrpcHealthService } from '../src/health/grpc-health-service.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,6 +23,11 @@ async function grpcHealth (fastify: FastifyInstance): Promise<void> {
     fastify.decorate('grpcHealthPort', null)
     return
   }
+  // gRPC (its server, protobuf, the health service definition) is loaded only when it is served:
+  // a service without GRPC_PORT never has it in memory.
+  const [{ Server, ServerCredentials }, { service: healthServiceDefinition }, { createGrpcHealthService }] = await Promise.all([
+    import('@grpc/grpc-js'), import('grpc-health-check'), import('../src/health/grpc-health-service.js')
+  ])
   const log = fastify.log.child({ component: 'grpc-health' })
   const health = createGrpcHealthService(maxWatches)
   const server = new Server({ 'grpc.max_concurrent_streams': maxStreams, 'grpc.max_receive_message_length': MAX_REQUEST_BYTES })
