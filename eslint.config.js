@@ -3,7 +3,7 @@ import neostandard from 'neostandard'
 export default [
   ...neostandard({
     ts: true,
-    ignores: ['dist/**', 'node_modules/**', '.data/**', '.tap/**', 'coverage/**', 'clients/typescript/src/generated/**', 'clients/typescript/dist/**']
+    ignores: ['dist/**', 'node_modules/**', '.data/**', '.tap/**', 'coverage/**', 'clients/typescript/src/generated/**', 'clients/typescript/dist/**', 'bench/results/**']
   }),
   {
     // A problem's status, title, detail and headers are the catalogue's to decide: everyone else calls problem(code).

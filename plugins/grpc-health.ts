@@ -1,9 +1,6 @@
 import fp from 'fastify-plugin'
-import { logVerbosity, Server, ServerCredentials, setLogVerbosity } from '@grpc/grpc-js'
-import { service as healthServiceDefinition } from 'grpc-health-check'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError } from '../src/config.js'
-import { createGrpcHealthService } from '../src/health/grpc-health-service.js'
 import { listenFailure } from '../src/http/listen-failure.js'
 
 declare module 'fastify' {
@@ -28,6 +25,11 @@ async function grpcHealth (fastify: FastifyInstance): Promise<void> {
     fastify.decorate('grpcHealthPort', null)
     return
   }
+  // gRPC (its server, protobuf, the health service definition) is loaded only when it is served:
+  // a service without GRPC_PORT never has it in memory.
+  const [{ logVerbosity, Server, ServerCredentials, setLogVerbosity }, { service: healthServiceDefinition }, { createGrpcHealthService }] = await Promise.all([
+    import('@grpc/grpc-js'), import('grpc-health-check'), import('../src/health/grpc-health-service.js')
+  ])
   const log = fastify.log.child({ component: 'grpc-health' })
   const health = createGrpcHealthService(maxWatches)
   const server = new Server({ 'grpc.max_concurrent_streams': maxStreams, 'grpc.max_receive_message_length': MAX_REQUEST_BYTES })

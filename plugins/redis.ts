@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import type { FastifyInstance } from 'fastify'
 
 declare module 'fastify' {
@@ -27,6 +27,8 @@ async function redisPlugin (fastify: FastifyInstance): Promise<void> {
     return
   }
 
+  // ioredis is loaded only when Redis is configured: a service without REDIS_URL never has it in memory.
+  const { Redis } = await import('ioredis')
   const client = new Redis(url, {
     keyPrefix,
     lazyConnect: true,

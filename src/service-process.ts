@@ -12,6 +12,7 @@ import { tlsOptions } from './tls.js'
 import { flushTraces } from './tracing/shutdown.js'
 import { isDescriptorExhaustion } from './http/descriptor-limit.js'
 import { listenFailure } from './http/listen-failure.js'
+import { releaseStartupMemory } from './startup-memory.js'
 
 function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> } {
   try {
@@ -65,6 +66,7 @@ async function start (): Promise<void> {
     }
     throw error
   }
+  releaseStartupMemory()
 
   // Graceful shutdown: readiness turns NotReady at once; during the drain delay the server still answers,
   // so balancers polling readiness move traffic away; then it stops accepting, lets requests in flight
