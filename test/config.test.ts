@@ -1,5 +1,6 @@
 import t from 'tap'
-import { loadConfig } from '../src/config.js'
+import { loadConfig, SETTING_NAMES } from '../src/config.js'
+import { API_VERSION_ROWS } from '../src/versioning/versions.js'
 
 t.test('RETRY_AFTER_SECONDS: 5 by default, its older name SHED_RETRY_AFTER_SECONDS still sets it, the newer name wins', async t => {
   t.equal(loadConfig({}).RETRY_AFTER_SECONDS, 5)
@@ -49,4 +50,10 @@ t.test('a key pasted where its file path belongs is refused, and no secret is ev
   t.equal(short.message, 'Invalid setting AUTH_JWT_SECRET (value not shown): expected an HS256 shared secret of at least 32 characters')
   const url = t.throws(() => loadConfig({ DATABASE_URL: 'mysql://app:s3cret@db/x' })) as Error
   t.notMatch(url.message, /s3cret/)
+})
+
+t.test('every date setting the version table names is a setting of the service', async t => {
+  const named = API_VERSION_ROWS.flatMap(row => [row.deprecationSetting, row.sunsetSetting]).filter(name => name !== undefined)
+  t.ok(named.length > 0)
+  for (const name of named) t.ok(SETTING_NAMES.includes(name), `${name} is read by src/config.ts`)
 })

@@ -39,7 +39,7 @@ export function rewriteVersionedUrl (req: IncomingMessage): string {
 }
 
 /** A constraint value that every versioned route accepts, so a refused request reaches its route's hooks. */
-const REFUSED = '\0refused'
+const MATCHES_EVERY_VERSION = '\0matches every version'
 
 export type ApiVersionConstraint = string | readonly string[]
 
@@ -82,7 +82,7 @@ export function apiVersionStrategy (table: ApiVersionTable, vendorName: string):
         // Typed as strings by find-my-way; a route's value may also be a list of versions.
         get (value: string) {
           // Read as a list (while find-my-way builds the store) it holds nothing yet: set() adds per version.
-          return (typeof value === 'string' ? (value === REFUSED ? everyHandler : handlers.get(value)) : 0) as never
+          return (typeof value === 'string' ? (value === MATCHES_EVERY_VERSION ? everyHandler : handlers.get(value)) : 0) as never
         },
         set (value: string, mask: unknown) {
           for (const version of versionsOf(value as ApiVersionConstraint)) handlers.set(version, (handlers.get(version) ?? 0) | (mask as number))
@@ -96,7 +96,7 @@ export function apiVersionStrategy (table: ApiVersionTable, vendorName: string):
       const message = req as VersionedMessage
       const selection = readVersion(req, message[kUrlSegment])
       message[kSelection] = selection
-      return selection.version?.version ?? REFUSED
+      return selection.version?.version ?? MATCHES_EVERY_VERSION
     }
   }
 }

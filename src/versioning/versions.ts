@@ -1,5 +1,3 @@
-import type { Config } from '../config.js'
-
 // The one table of API versions. Adding 3.0 is adding a row here, and to the version profile of each
 // resource whose representation, paging or schema changes (src/http/resources/*-versions.ts); every
 // route is then served in 3.0 too, and `npm run client:generate` writes its document's client.
@@ -9,9 +7,9 @@ export interface ApiVersionRow {
   readonly version: string
   /** Served when a request names no version (docs/api.md, "API versions"). */
   readonly isDefault?: boolean
-  /** Deprecation and sunset dates, when the version is deprecated, come from these settings. */
-  readonly deprecationSetting?: keyof Config
-  readonly sunsetSetting?: keyof Config
+  /** Deprecation and sunset dates, when the version is deprecated, come from these settings (src/config.ts). */
+  readonly deprecationSetting?: string
+  readonly sunsetSetting?: string
   /**
    * What this version changes in a resource, by the resource's name, beside what the resource's own
    * version profile says: for a version declared together with its changes (a build with an extra row).
@@ -52,7 +50,10 @@ export function groupOf (version: string): string {
   return 'v' + (version.endsWith('.0') ? version.slice(0, -2) : version)
 }
 
-function dateSetting (config: Config, name: keyof Config | undefined): Date | undefined {
+/** The settings, by name: the validated Config (src/config.ts), which this table does not depend on. */
+type Settings = Readonly<Record<string, unknown>>
+
+function dateSetting (config: Settings, name: string | undefined): Date | undefined {
   if (name === undefined) return undefined
   const value = config[name]
   if (typeof value !== 'string') return undefined
@@ -62,7 +63,7 @@ function dateSetting (config: Config, name: keyof Config | undefined): Date | un
 }
 
 /** The table with its dates; throws when a sunset comes before its deprecation. */
-export function buildVersionTable (config: Config, rows: readonly ApiVersionRow[] = API_VERSION_ROWS): ApiVersionTable {
+export function buildVersionTable (config: Settings, rows: readonly ApiVersionRow[] = API_VERSION_ROWS): ApiVersionTable {
   const versions = rows.map((row): ApiVersion => {
     const deprecatedAt = dateSetting(config, row.deprecationSetting)
     const sunsetAt = dateSetting(config, row.sunsetSetting)
