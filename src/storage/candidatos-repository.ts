@@ -53,6 +53,8 @@ export interface CandidatoFilter {
   vagaId?: string
   /** Start of the name or of the address, any case. */
   q?: string
+  /** Only the candidatos changed after this instant. */
+  changedAfter?: IsoTimestamp
 }
 
 const SORT_COLUMNS: Record<CandidatoSortField, SortColumn> = {
@@ -351,7 +353,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
-      const { status, vagaId, q } = request.filter
+      const { status, vagaId, q, changedAfter } = request.filter
       const filtered = (query: ReturnType<typeof base>, param: Param) => {
         if (status !== undefined) query = query.where('c.status', '=', param<CandidatoStatus>('status', 'text'))
         if (vagaId !== undefined) query = query.where('c.vaga_id', '=', param<string>('vagaId', 'uuid'))
@@ -362,12 +364,13 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
             eb(sql<string>`lower(c.email)`, 'like', pattern)
           ]))
         }
+        if (changedAfter !== undefined) query = query.where('c.atualizado_em', '>', param<IsoTimestamp>('changedAfter', 'timestamptz'))
         return query
       }
       const page = request.page
-      const filters = `${status === undefined ? '' : 's'}${vagaId === undefined ? '' : 'v'}${q === undefined ? '' : 'q'}`
+      const filters = `${status === undefined ? '' : 's'}${vagaId === undefined ? '' : 'v'}${q === undefined ? '' : 'q'}${changedAfter === undefined ? '' : 'u'}`
       const shape = `${filters};${pageShape(request)}`
-      const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
+      const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), changedAfter, ...pageValues(request, SORT_COLUMNS) }
       const sending = { alone: pageGoesAlone(request) }
       if (page.kind !== 'offset') {
         const rows = await pages(shape, param => pageQuery(filtered(base(db), param), request, SORT_COLUMNS, 'c.id', param), values, sending)

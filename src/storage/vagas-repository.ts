@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { batchedLookup } from './batched-lookup.js'
 import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
@@ -20,6 +21,8 @@ export interface VagaFilter {
   status?: VagaStatus
   /** Start of the title, any case. */
   q?: string
+  /** Only the vagas changed after this instant. */
+  changedAfter?: IsoTimestamp
 }
 
 const SORT_COLUMNS: Record<VagaSortField, SortColumn> = {
@@ -55,6 +58,7 @@ export function createVagasRepository (db: Kysely<Schema>) {
     let query = db.selectFrom('vagas')
     if (filter.status !== undefined) query = query.where('status', '=', param<VagaStatus>('status', 'text'))
     if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', param<string>('pattern', 'text'))
+    if (filter.changedAfter !== undefined) query = query.where('atualizado_em', '>', param<IsoTimestamp>('changedAfter', 'timestamptz'))
     return query
   }
 
@@ -70,10 +74,10 @@ export function createVagasRepository (db: Kysely<Schema>) {
     },
 
     async list (request: ListRequest<VagaSortField, VagaFilter>): Promise<ListResult<VagaRecord>> {
-      const { status, q } = request.filter
-      const filters = `${status === undefined ? '' : 's'}${q === undefined ? '' : 'q'}`
+      const { status, q, changedAfter } = request.filter
+      const filters = `${status === undefined ? '' : 's'}${q === undefined ? '' : 'q'}${changedAfter === undefined ? '' : 'u'}`
       const shape = `${filters};${pageShape(request)}`
-      const values = { status, pattern: q === undefined ? undefined : prefixPattern(q), ...pageValues(request, SORT_COLUMNS) }
+      const values = { status, pattern: q === undefined ? undefined : prefixPattern(q), changedAfter, ...pageValues(request, SORT_COLUMNS) }
       const sending = { alone: pageGoesAlone(request) }
       const page = request.page
       if (page.kind !== 'offset') {

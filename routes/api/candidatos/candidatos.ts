@@ -10,7 +10,7 @@ import {
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
-  ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, fieldProblem, notFound,
+  ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, changedAfter, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
@@ -36,7 +36,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       config: read,
       schema: {
         summary: 'List candidatos',
-        description: 'Filter by `status`, `vagaId` and `q` (start of the name or e-mail), sort by `sort`, ' +
+        description: 'Filter by `status`, `vagaId`, `q` (start of the name or e-mail) and `atualizadoApos`, sort by `sort`, ' +
           (paging === 'offset' ? 'page by `offset` and `limit`; `total` counts every match.' : 'page by `limit` and the `cursor` of the `next` link.'),
         tags,
         querystring: collectionQuerystring(paging, { ...CandidatoFilters, vagaId: Type.Optional(Id) }, CANDIDATO_SORT_FIELDS, DEFAULT_CANDIDATO_SORT),
@@ -44,14 +44,15 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         response: pageResponses(paging, CandidatoSchema)
       }
     }, async (request, reply) => {
-      const { status, vagaId, q, ...query } = request.query
+      const { status, vagaId, q, atualizadoApos, ...query } = request.query
+      const changedAfterInstant = changedAfter(atualizadoApos)
       return await collectionPage({
         version,
         paging,
         path: '/candidatos',
         href: hrefOf(request),
-        filter: { status, vagaId, q },
-        linkFilter: { status, vagaId, q },
+        filter: { status, vagaId, q, changedAfter: changedAfterInstant },
+        linkFilter: { status, vagaId, q, atualizadoApos: changedAfterInstant },
         query,
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,

@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { CandidatoFilters, DEFAULT_CANDIDATO_SORT, candidatoEtag } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
-import { IdParams, notFound, hrefOf } from '../../../src/http/resources/common.js'
+import { changedAfter, IdParams, notFound, hrefOf } from '../../../src/http/resources/common.js'
 import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
 
-/** GET /vagas/{id}/candidatos: the candidatos in one vaga (a nested relation, spec rule 4), in every API version. */
+/** GET /vagas/{id}/candidatos: the candidatos in one vaga (a nested relation, docs/api.md "Vagas and candidatos"), in every API version. */
 const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
   const { vagas, candidatos } = fastify.repositories
 
@@ -26,14 +26,15 @@ const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }, async (request, reply) => {
       const vagaId = request.params.id
-      const { status, q, ...query } = request.query
+      const { status, q, atualizadoApos, ...query } = request.query
+      const changedAfterInstant = changedAfter(atualizadoApos)
       return await collectionPage({
         version,
         paging,
         path: `/vagas/${vagaId}/candidatos`,
         href: hrefOf(request),
-        filter: { status, vagaId, q },
-        linkFilter: { status, q },
+        filter: { status, vagaId, q, changedAfter: changedAfterInstant },
+        linkFilter: { status, q, atualizadoApos: changedAfterInstant },
         query,
         sortFields: CANDIDATO_SORT_FIELDS,
         defaultSort: DEFAULT_CANDIDATO_SORT,

@@ -5,7 +5,7 @@ import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditiona
 import { problem } from '../../../src/http/error-catalogue.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
-  ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, fieldProblem, notFound,
+  ChangedAfterFilter, ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, changedAfter, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
@@ -29,7 +29,8 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
     const { paging, schema: VagaSchema, toBody } = profile
     const filters = {
       status: Type.Optional(VagaStatusSchema),
-      q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the title, any case' }))
+      q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the title, any case' })),
+      ...ChangedAfterFilter
     }
 
     fastify.get('', {
@@ -38,22 +39,23 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       schema: {
         summary: 'List vagas',
         description: paging === 'offset'
-          ? 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `offset` and `limit`; `total` counts every match.'
-          : 'Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
+          ? 'Filter by `status`, `q` (start of the title) and `atualizadoApos`, sort by `sort`, page by `offset` and `limit`; `total` counts every match.'
+          : 'Filter by `status`, `q` (start of the title) and `atualizadoApos`, sort by `sort`, page by `limit` and the `cursor` of the `next` link.',
         tags,
         querystring: collectionQuerystring(paging, filters, VAGA_SORT_FIELDS, DEFAULT_SORT),
         headers: CollectionHeaders,
         response: pageResponses(paging, VagaSchema)
       }
     }, async (request, reply) => {
-      const { status, q, ...query } = request.query
+      const { status, q, atualizadoApos, ...query } = request.query
+      const changedAfterInstant = changedAfter(atualizadoApos)
       return await collectionPage({
         version,
         paging,
         path: '/vagas',
         href: hrefOf(request),
-        filter: { status, q },
-        linkFilter: { status, q },
+        filter: { status, q, changedAfter: changedAfterInstant },
+        linkFilter: { status, q, atualizadoApos: changedAfterInstant },
         query,
         sortFields: VAGA_SORT_FIELDS,
         defaultSort: DEFAULT_SORT,

@@ -6,7 +6,7 @@ import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-
 import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 import { type Problem } from '../problem.js'
 import { problem } from '../error-catalogue.js'
-import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, jsonString, linksJson, nullableIdJson, type Link } from './common.js'
+import { ChangedAfterFilter, Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, jsonString, linksJson, nullableIdJson, type Link } from './common.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 
 export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { description: 'cadastrado -> inscrito (candidatar) -> aprovado | reprovado' })
@@ -14,7 +14,8 @@ export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { descriptio
 /** The filters of every list of candidatos; `/candidatos` also filters by `vagaId`. */
 export const CandidatoFilters = {
   status: Type.Optional(CandidatoStatusSchema),
-  q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' }))
+  q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
+  ...ChangedAfterFilter
 }
 const ActionSchema = StringEnum(CANDIDATO_ACTIONS)
 const NullableId = (description?: string) => NullableString({ pattern: UUID_PATTERN, ...(description !== undefined && { description }) })

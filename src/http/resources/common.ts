@@ -34,6 +34,25 @@ export function NullableString (options: { pattern?: string, maxLength?: number,
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds', examples: ['2026-05-04T13:45:12.345Z'] })
 
+/** The filter every collection takes: only the items changed after an instant. */
+export const ChangedAfterFilter = {
+  atualizadoApos: Type.Optional(Type.String({
+    format: 'date-time',
+    description: 'Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.',
+    examples: ['2026-05-04T13:45:12.345Z']
+  }))
+}
+
+/** The instant of `atualizadoApos` as the API writes instants (UTC, milliseconds); 400 for one no clock shows (a leap second). */
+export function changedAfter (value: string | undefined): IsoTimestamp | undefined {
+  if (value === undefined) return undefined
+  const instant = new Date(value)
+  if (Number.isNaN(instant.getTime())) {
+    throw problem('ValidationFailed', { detail: 'The request querystring is invalid.', errors: [{ in: 'querystring', field: '/atualizadoApos', message: 'must be an instant that exists' }] })
+  }
+  return instant.toISOString()
+}
+
 export const LinkSchema = Type.Object({
   rel: Type.String({ description: '`self`, `edit`, a related resource, or an action name' }),
   href: Type.String({ description: 'The URI in the API version that served this representation' }),

@@ -152,7 +152,7 @@ export interface paths {
         /**
          * List candidatos
          * @deprecated
-         * @description Filter by `status`, `vagaId` and `q` (start of the name or e-mail), sort by `sort`, page by `offset` and `limit`; `total` counts every match.
+         * @description Filter by `status`, `vagaId`, `q` (start of the name or e-mail) and `atualizadoApos`, sort by `sort`, page by `offset` and `limit`; `total` counts every match.
          */
         get: operations["getApiCandidatos"];
         put?: never;
@@ -235,7 +235,7 @@ export interface paths {
         /**
          * List vagas
          * @deprecated
-         * @description Filter by `status` and `q` (start of the title), sort by `sort`, page by `offset` and `limit`; `total` counts every match.
+         * @description Filter by `status`, `q` (start of the title) and `atualizadoApos`, sort by `sort`, page by `offset` and `limit`; `total` counts every match.
          */
         get: operations["getApiVagas"];
         put?: never;
@@ -3870,6 +3870,11 @@ export interface operations {
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
                 /**
+                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @example 2026-05-04T13:45:12.345Z
+                 */
+                atualizadoApos?: string;
+                /**
                  * @description A lower-case UUID
                  * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                  */
@@ -6318,6 +6323,11 @@ export interface operations {
                 status?: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
+                /**
+                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @example 2026-05-04T13:45:12.345Z
+                 */
+                atualizadoApos?: string;
                 /** @description Items per page, 1 to 100 */
                 limit?: number;
                 /** @description Items to skip */
@@ -6710,6 +6720,11 @@ export interface operations {
                 status?: "aberta" | "fechada";
                 /** @description Start of the title, any case */
                 q?: string;
+                /**
+                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @example 2026-05-04T13:45:12.345Z
+                 */
+                atualizadoApos?: string;
                 /** @description Items per page, 1 to 100 */
                 limit?: number;
                 /** @description Items to skip */

@@ -142,7 +142,7 @@ export interface paths {
         };
         /**
          * List candidatos
-         * @description Filter by `status`, `vagaId` and `q` (start of the name or e-mail), sort by `sort`, page by `limit` and the `cursor` of the `next` link.
+         * @description Filter by `status`, `vagaId`, `q` (start of the name or e-mail) and `atualizadoApos`, sort by `sort`, page by `limit` and the `cursor` of the `next` link.
          */
         get: operations["getApiCandidatos"];
         put?: never;
@@ -218,7 +218,7 @@ export interface paths {
         };
         /**
          * List vagas
-         * @description Filter by `status` and `q` (start of the title), sort by `sort`, page by `limit` and the `cursor` of the `next` link.
+         * @description Filter by `status`, `q` (start of the title) and `atualizadoApos`, sort by `sort`, page by `limit` and the `cursor` of the `next` link.
          */
         get: operations["getApiVagas"];
         put?: never;
@@ -3838,6 +3838,11 @@ export interface operations {
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
                 /**
+                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @example 2026-05-04T13:45:12.345Z
+                 */
+                atualizadoApos?: string;
+                /**
                  * @description A lower-case UUID
                  * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
                  */
@@ -6303,6 +6308,11 @@ export interface operations {
                 status?: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
+                /**
+                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @example 2026-05-04T13:45:12.345Z
+                 */
+                atualizadoApos?: string;
                 /** @description Items per page, 1 to 100 */
                 limit?: number;
                 /** @description Opaque: copy it from the `next` link */
@@ -6698,6 +6708,11 @@ export interface operations {
                 status?: "aberta" | "fechada";
                 /** @description Start of the title, any case */
                 q?: string;
+                /**
+                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @example 2026-05-04T13:45:12.345Z
+                 */
+                atualizadoApos?: string;
                 /** @description Items per page, 1 to 100 */
                 limit?: number;
                 /** @description Opaque: copy it from the `next` link */
