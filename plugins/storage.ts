@@ -5,6 +5,7 @@ import { problem } from '../src/http/error-catalogue.js'
 import { logCause } from '../src/health/log-cause.js'
 import { isDatabaseUnavailable } from '../src/storage/errors.js'
 import { createDatabase, type DatabaseKind } from '../src/storage/database.js'
+import { databaseTarget } from '../src/storage/database-target.js'
 import { migrateToLatest, pendingMigrations } from '../src/storage/migrate.js'
 import type { Schema } from '../src/storage/schema.js'
 
@@ -62,6 +63,7 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
     log
   })
 
+  const target = databaseTarget(fastify.config.DATABASE_URL, fastify.config.DATA_DIR)
   let state: StorageState = 'starting'
   let retryTimer: NodeJS.Timeout | undefined
   let attempt: Promise<void> | undefined
@@ -80,7 +82,7 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
       // A driver error can carry the client and its connection settings: only its name and code are logged,
       // plus the message of a failing migration, which is ours and names no host.
       const migrationFailure = isDatabaseUnavailable(error) ? {} : { message: (error as Error).message }
-      log.error({ ...logCause(error), ...migrationFailure, retryInMs: pause }, 'database not ready; retrying')
+      log.error({ ...logCause(error), ...migrationFailure, database: target, retryInMs: pause }, `database not ready at ${target}; retrying`)
       retryTimer = setTimeout(() => start(Math.min(pause * 2, LONGEST_RETRY_MS)), pause)
       retryTimer.unref()
     })

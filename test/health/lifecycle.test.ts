@@ -12,7 +12,12 @@ const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' }
 
 t.test('database unreachable at boot: startup Healthy, readiness 503, business routes 503 Starting, never Overloaded', async t => {
   // Every shed-able request is past the heap limit: only the start-up state may decide the answer.
-  const app = await build(t, { env: { ...FAST, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/none`, SHED_MAX_HEAP_USED_BYTES: '1', RETRY_AFTER_SECONDS: '9' } })
+  const port = await closedPort()
+  const lines: string[] = []
+  const app = await build(t, {
+    env: { ...FAST, LOG_LEVEL: 'info', DATABASE_URL: `postgres://postgres:s3cr3t-pw@127.0.0.1:${port}/none`, SHED_MAX_HEAP_USED_BYTES: '1', RETRY_AFTER_SECONDS: '9' },
+    logStream: { write: line => { lines.push(line) } }
+  })
   const auth = await bearer({ scope: 'vagas:read candidatos:read' })
 
   await eventually(async () => { assert.equal((await app.inject('/health/startup')).statusCode, 200) }, { timeout: 15_000 })
@@ -31,6 +36,11 @@ t.test('database unreachable at boot: startup Healthy, readiness 503, business r
     t.match(res.json(), { status: 503, code: 'Starting' }, `${url} is Starting, not Overloaded`)
   }
   t.equal((await app.inject('/api/v1/vagas')).statusCode, 401, 'a request without a token is still refused as such')
+
+  // The retry line names where the database is, never its password.
+  const retry = lines.map(line => JSON.parse(line) as { msg: string, database?: string }).find(line => line.msg.includes('retrying'))
+  t.match(retry, { database: `127.0.0.1:${port}/none`, msg: `database not ready at 127.0.0.1:${port}/none; retrying` })
+  t.notOk(lines.some(line => line.includes('s3cr3t-pw')), 'the password is in no log line')
 })
 
 t.test('once readiness is Healthy, nothing is shed for the work the instance did while starting', async t => {
