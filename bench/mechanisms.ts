@@ -1,0 +1,145 @@
+// `npm run bench:mechanisms`: what each performance mechanism of the service earns on the operation
+// it targets. For each one, a copy of the build without it (a one-line change of the compiled code,
+// checked to apply, or a setting or V8 flags) runs beside the build as it ships and the plain app
+// (bench/plain-app.ts), on the seeded database of bench:workload, in interleaved rounds of the
+// target operations. Reported: both services' ratios to the plain app, and the mechanism's gain (the
+// build's req/s over the copy's). BENCH_MECHANISMS selects some by name; the other BENCH_* settings
+// are bench:workload's. Figures go to stdout and bench/results/mechanisms.json.
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { choosePinning, compare, printRows, root, writeResults, type Server } from './harness.js'
+import type { OperationName } from './workload-operations.js'
+import { settings, unexpected, WorkloadBench } from './workload-runs.js'
+
+/** One line of the compiled build replaced: `find` must occur exactly once in `file` (under dist/). */
+interface Patch { file: string, find: string, replace: string }
+
+interface Mechanism {
+  name: string
+  where: string
+  targets: OperationName[]
+  /** How the build runs without it. */
+  without: { patch?: Patch, env?: Record<string, string>, nodeFlags?: string[] }
+}
+
+const MECHANISMS: Mechanism[] = [
+  {
+    name: 'turn batching',
+    where: 'src/storage/turn-batches.ts',
+    targets: ['candidato-read-v1', 'candidatos-list-v1', 'candidato-create', 'aprovar+cancel'],
+    // Each request's read, page, create or action goes to the database alone, at once.
+    without: { patch: { file: 'src/storage/turn-batches.js', find: 'return input => loader.load(input);', replace: 'return input => Promise.resolve(run([input])).then(([output]) => output instanceof Error ? Promise.reject(output) : output);' } }
+  },
+  {
+    name: 'compiled statement shapes',
+    where: 'src/storage/compiled-shapes.ts',
+    targets: ['candidatos-list-v1', 'candidatos-list-v2'],
+    // No shape is kept: each statement is built and compiled by the query builder per request.
+    without: { patch: { file: 'src/storage/compiled-shapes.js', find: 'const MAX_SHAPES = 500;', replace: 'const MAX_SHAPES = 0;' } }
+  },
+  {
+    name: 'lists written as JSON text',
+    where: 'src/http/resources/collection.ts',
+    targets: ['candidatos-list-v2'],
+    // Pages built as objects and serialized by the response schema (fast-json-stringify).
+    without: { patch: { file: 'src/http/resources/collection.js', find: 'const json = toBody.json;', replace: 'const json = undefined;' } }
+  },
+  {
+    name: 'the log writer',
+    where: 'src/logging/log-writer.ts',
+    targets: ['mixed'],
+    // pino's own destination, as Fastify sets it up.
+    without: { patch: { file: 'src/service-process.js', find: 'logger: { ...shared.logger, stream: logWriter }', replace: 'logger: { ...shared.logger }' } }
+  },
+  {
+    name: 'named prepared statements',
+    where: 'src/storage/prepared-statements.ts',
+    targets: ['candidato-read-v1', 'candidatos-list-v1'],
+    without: { env: { DATABASE_PREPARED_STATEMENTS: 'false' } }
+  },
+  {
+    name: 'the V8 flags of the image',
+    where: 'Dockerfile',
+    targets: ['candidato-read-v1', 'mixed'],
+    without: { nodeFlags: [] }
+  }
+]
+
+/** A copy of dist/ with one line changed, runnable beside the original (its packages resolve to ours). */
+function patchedBuild (scratch: string, name: string, patch: Patch): string {
+  const dir = join(scratch, name.replaceAll(/[^a-z0-9]+/g, '-'))
+  mkdirSync(dir, { recursive: true })
+  cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true })
+  cpSync(join(root, 'package.json'), join(dir, 'package.json'))
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+  const file = join(dir, 'dist', patch.file)
+  const text = readFileSync(file, 'utf8')
+  if (text.split(patch.find).length !== 2) throw new Error(`${patch.file} no longer holds "${patch.find}" exactly once: update the mechanism "${name}"`)
+  writeFileSync(file, text.replace(patch.find, patch.replace))
+  return join(dir, 'dist/src/server.js')
+}
+
+function selectedMechanisms (): Mechanism[] {
+  const only = process.env.BENCH_MECHANISMS?.split(',').map(name => name.trim()).filter(name => name !== '')
+  if (only === undefined) return MECHANISMS
+  const unknown = only.filter(name => !MECHANISMS.some(mechanism => mechanism.name === name))
+  if (unknown.length > 0) throw new Error(`no mechanism named ${unknown.join(', ')}; known: ${MECHANISMS.map(mechanism => mechanism.name).join(', ')}`)
+  return MECHANISMS.filter(mechanism => only.includes(mechanism.name))
+}
+
+interface Row { mechanism: string, where: string, operation: OperationName, withIt: number, withoutIt: number, gain: number, gainRounds: number[], unexpectedAnswers: number }
+
+async function main (): Promise<number> {
+  const mechanisms = selectedMechanisms()
+  const pinning = choosePinning()
+  process.stdout.write(`${settings.rounds} interleaved rounds of ${settings.durationSeconds} s after a ${settings.warmupSeconds} s warm-up; ${pinning.note}\n`)
+  const bench = await WorkloadBench.seeded(pinning, 'bench_mechanisms')
+  const rows: Row[] = []
+  try {
+    const service = await bench.startService('service')
+    const plain = await bench.startPlainApp()
+    for (const mechanism of mechanisms) {
+      const { patch, env, nodeFlags } = mechanism.without
+      const without: Server = await bench.startService(`without ${mechanism.name}`, {
+        ...(patch !== undefined && { entry: patchedBuild(bench.scratch, mechanism.name, patch) }),
+        ...(env !== undefined && { env }),
+        ...(nodeFlags !== undefined && { nodeFlags })
+      })
+      for (const operation of mechanism.targets) {
+        process.stdout.write(`${mechanism.name}, `)
+        const of = await bench.measure(operation, { service, without, plain })
+        const gain = compare(of.service.rounds, of.without.rounds)
+        rows.push({
+          mechanism: mechanism.name,
+          where: mechanism.where,
+          operation,
+          withIt: compare(of.service.rounds, of.plain.rounds).ratio,
+          withoutIt: compare(of.without.rounds, of.plain.rounds).ratio,
+          gain: gain.ratio,
+          gainRounds: gain.roundRatios,
+          unexpectedAnswers: unexpected([...of.service.rounds, ...of.without.rounds, ...of.plain.rounds])
+        })
+      }
+      await bench.stop(without)
+    }
+  } finally {
+    await bench.close()
+  }
+  const table = [['mechanism', 'operation', 'with it / plain app', 'without / plain app', 'gain (rounds)', 'verdict']]
+  for (const row of rows) {
+    const verdict = row.gain >= 1.05 ? 'pays (≥ 5 %)' : 'does not pay'
+    const flag = row.unexpectedAnswers > 0 ? ` ${row.unexpectedAnswers} unexpected answers` : ''
+    table.push([row.mechanism, row.operation, row.withIt.toFixed(2), row.withoutIt.toFixed(2),
+      `${row.gain.toFixed(2)} (${Math.min(...row.gainRounds).toFixed(2)}-${Math.max(...row.gainRounds).toFixed(2)})`, verdict + flag])
+  }
+  printRows(table)
+  writeResults('mechanisms.json', pinning, { settings, rows })
+  return rows.some(row => row.unexpectedAnswers > 0) ? 1 : 0
+}
+
+try {
+  process.exitCode = await main()
+} catch (error) {
+  process.stderr.write(`bench:mechanisms failed: ${(error as Error).message}\n`)
+  process.exitCode = 1
+}
