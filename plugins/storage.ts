@@ -8,6 +8,7 @@ import { createDatabase, type DatabaseKind } from '../src/storage/database.js'
 import { databaseTarget } from '../src/storage/database-target.js'
 import { migrateToLatest, pendingMigrations } from '../src/storage/migrate.js'
 import type { Schema } from '../src/storage/schema.js'
+import type { AppOptions } from '../src/app.js'
 
 export type StorageState = 'starting' | 'ready' | 'unavailable' | 'closed'
 
@@ -49,7 +50,7 @@ function statementDeadline (config: FastifyInstance['config']): number {
   return config.HANDLER_TIMEOUT === 0 ? 0 : Math.max(100, config.HANDLER_TIMEOUT - DEADLINE_MARGIN_MS)
 }
 
-async function storagePlugin (fastify: FastifyInstance): Promise<void> {
+async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, 'startEmbeddedDatabase'>): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
   const { db, kind, open, ping, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
@@ -60,7 +61,8 @@ async function storagePlugin (fastify: FastifyInstance): Promise<void> {
     statementTimeoutMs: statementDeadline(fastify.config),
     onPoolError: error => log.warn(logCause(error), 'database connection lost'),
     onPreparedStatementsRefused: () => log.warn('a connection pooler in transaction mode refused named prepared statements: sending unnamed ones from now on (set DATABASE_PREPARED_STATEMENTS=false to start that way)'),
-    log
+    log,
+    startEmbedded: opts.startEmbeddedDatabase
   })
 
   const target = databaseTarget(fastify.config.DATABASE_URL, fastify.config.DATA_DIR)

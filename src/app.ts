@@ -2,6 +2,7 @@ import AutoLoad from '@fastify/autoload'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
+import type { EmbeddedDatabaseStarter } from './storage/embedded-database.js'
 import type { ApiVersionRow } from './versioning/versions.js'
 
 export interface AppOptions {
@@ -11,6 +12,11 @@ export interface AppOptions {
    * version. The server's router must be given the same rows (serverOptions).
    */
   versionRows?: readonly ApiVersionRow[]
+  /**
+   * How the embedded database is started when there is no DATABASE_URL: in a process of its own under
+   * DATA_DIR unless an embedder gives another way (one server shared by many apps of one process).
+   */
+  startEmbeddedDatabase?: EmbeddedDatabaseStarter
 }
 
 /** The whole service as one plugin: shared plugins first, then the routes that use them. */

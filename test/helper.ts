@@ -6,7 +6,8 @@ import { loadConfig, type Config } from '../src/config.js'
 import { serverOptions } from '../src/server-options.js'
 import { setRoutePolicyDefaults } from '../src/http/route-policy.js'
 import type { ApiVersionRow } from '../src/versioning/versions.js'
-import { freshDataDir } from './support/pglite-template.js'
+import { emptyDataDir, freshDataDir } from './support/pglite-template.js'
+import { sharedEmbeddedDatabase } from './support/shared-embedded-database.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
@@ -25,6 +26,14 @@ export interface BuildOptions {
   versionRows?: readonly ApiVersionRow[]
   /** Where the app's log lines go (JSON, one per line), for tests that read the log. */
   logStream?: { write: (line: string) => void }
+  /**
+   * Without DATABASE_URL, the app's embedded database runs as in production: a process of its own on
+   * the database under DATA_DIR (a fresh one unless the test names DATA_DIR), started and migrated by
+   * the app. For tests of that process's life and of what lands in DATA_DIR. Otherwise the app gets a
+   * database of its own, already migrated, on a server this test process shares among its apps
+   * (test/support/shared-embedded-database.ts), and DATA_DIR holds only the app's other files.
+   */
+  ownDatabaseProcess?: boolean
 }
 
 /** The HS256 secret every test app verifies tokens with, unless a test names another key setting. */
@@ -96,12 +105,14 @@ export function uniqueRedisPrefix (name: string): string {
 
 /** Builds the whole app with explicit settings and closes it when the test ends. */
 export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const config = testConfig({ DATA_DIR: await freshDataDir(t), ...options.env })
+  const own = options.ownDatabaseProcess === true
+  const startEmbeddedDatabase = own ? undefined : await sharedEmbeddedDatabase()
+  const config = testConfig({ DATA_DIR: own ? await freshDataDir(t) : emptyDataDir(t), ...options.env })
   const base = serverOptions(config, options.versionRows)
   const fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
   t.teardown(() => fastify.close())
   options.beforeApp?.(fastify)
-  await fastify.register(fp(app), { config, versionRows: options.versionRows })
+  await fastify.register(fp(app), { config, versionRows: options.versionRows, startEmbeddedDatabase })
   if (options.extraRoutes !== undefined) {
     await fastify.register(async scope => {
       // A test's own routes are about another concern: public unless they declare scopes or say otherwise.

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { startEmbeddedDatabase, type EmbeddedLog } from './embedded-database.js'
+import { startEmbeddedDatabase, type EmbeddedDatabaseStarter, type EmbeddedLog } from './embedded-database.js'
 import { preparingClient } from './prepared-statements.js'
 import { readTimestampsAsIsoStrings } from './timestamps.js'
 import type { Schema } from './schema.js'
@@ -29,6 +29,8 @@ export interface DatabaseSettings {
   onPoolError?: (error: Error) => void
   /** Where the embedded database's process reports starts, stops and restarts. */
   log?: EmbeddedLog
+  /** Starts the embedded database: in a process of its own under `dataDir` unless another way is given. */
+  startEmbedded?: EmbeddedDatabaseStarter
 }
 
 export interface Database {
@@ -78,7 +80,7 @@ function pool (connection: Connection, settings: DatabaseSettings, size: number,
  * given, otherwise the embedded PGlite, which runs in a process of its own and serves the same protocol.
  */
 export function createDatabase (settings: DatabaseSettings): Database {
-  const embedded = settings.url === undefined ? startEmbeddedDatabase(settings.dataDir, settings.log) : undefined
+  const embedded = settings.url === undefined ? (settings.startEmbedded ?? startEmbeddedDatabase)(settings.dataDir, settings.log) : undefined
   const connection: Connection = embedded === undefined
     ? { connectionString: settings.url }
     : { host: embedded.host, port: embedded.port, user: 'postgres', database: 'postgres' }

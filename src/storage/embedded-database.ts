@@ -22,6 +22,9 @@ export interface EmbeddedDatabase {
   stop: () => Promise<void>
 }
 
+/** How an embedded database is started for a DATA_DIR: `startEmbeddedDatabase` below, or one given to the app. */
+export type EmbeddedDatabaseStarter = (dataDir: string, log?: EmbeddedLog) => EmbeddedDatabase
+
 const SOCKET_PORT = 5432
 const FIRST_RESTART_MS = 250
 const LONGEST_RESTART_MS = 5000

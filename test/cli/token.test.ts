@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { build, TEST_JWT_SECRET } from '../helper.js'
-import { freshDataDir } from '../support/pglite-template.js'
+import { emptyDataDir } from '../support/pglite-template.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -23,7 +23,7 @@ function routes (app: FastifyInstance): void {
 }
 
 t.test('the token CLI prints a token that the service started with the same DATA_DIR accepts', async t => {
-  const dataDir = await freshDataDir(t) // the app opens its embedded database here too
+  const dataDir = emptyDataDir(t)
   const cli = runTokenCli(['--scope', 'vagas:read vagas:write', '--ttl', '15m'], { DATA_DIR: dataDir })
   t.equal(cli.status, 0, cli.stderr)
   const claims = decodeJwt(cli.stdout)
@@ -39,7 +39,7 @@ t.test('the token CLI prints a token that the service started with the same DATA
 })
 
 t.test('with AUTH_JWT_SECRET, AUTH_ISSUER and AUTH_AUDIENCE the token carries what the service requires', async t => {
-  const env = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_ISSUER: 'https://issuer.test', AUTH_AUDIENCE: 'recrutamento', DATA_DIR: await freshDataDir(t) }
+  const env = { AUTH_JWT_SECRET: TEST_JWT_SECRET, AUTH_ISSUER: 'https://issuer.test', AUTH_AUDIENCE: 'recrutamento', DATA_DIR: emptyDataDir(t) }
   const cli = runTokenCli(['--scope', 'vagas:read', '--sub', 'ana'], env)
   t.equal(cli.status, 0, cli.stderr)
   const app = await build(t, { env, extraRoutes: routes })
@@ -49,7 +49,7 @@ t.test('with AUTH_JWT_SECRET, AUTH_ISSUER and AUTH_AUDIENCE the token carries wh
 })
 
 t.test('bad arguments and production without a secret fail with a message and exit code 1', async t => {
-  const bad = runTokenCli(['--ttl', 'forever'], { DATA_DIR: await freshDataDir(t) })
+  const bad = runTokenCli(['--ttl', 'forever'], { DATA_DIR: emptyDataDir(t) })
   t.equal(bad.status, 1)
   t.match(bad.stderr, /--ttl/)
   t.equal(bad.stdout, '')

@@ -34,6 +34,7 @@ t.test('a full disk under the embedded database: 503 StorageFull with nothing st
   if (volume === undefined) return t.skip('mounting a tmpfs needs root', () => {})
   const lines: Array<Record<string, unknown>> = []
   const app = await build(t, {
+    ownDatabaseProcess: true, // its database's files on the small file system
     env: { DATA_DIR: await freshDataDir(t, volume), RATE_LIMIT_MAX: '0', LOG_LEVEL: 'info', HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' },
     logStream: { write: line => { lines.push(JSON.parse(line)) } }
   })

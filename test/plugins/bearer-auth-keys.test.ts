@@ -3,7 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { build, mintToken } from '../helper.js'
-import { freshDataDir } from '../support/pglite-template.js'
+import { emptyDataDir } from '../support/pglite-template.js'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))
@@ -15,7 +15,7 @@ function logLines (): { lines: Array<Record<string, unknown>>, stream: { write: 
 }
 
 t.test('with no key setting, a development key is created under DATA_DIR and one warning is logged', async t => {
-  const dataDir = await freshDataDir(t) // holds the embedded database too, so it outlives the app
+  const dataDir = emptyDataDir(t) // outlives the first app: the second start reads the key from it
   const log = logLines()
   const app = await build(t, { env: { AUTH_JWT_SECRET: '', DATA_DIR: dataDir, NODE_ENV: 'development', LOG_LEVEL: 'warn' }, extraRoutes: routes, logStream: log.stream })
   const keyFile = join(dataDir, 'dev-auth-secret')
@@ -36,7 +36,7 @@ t.test('with no key setting, a development key is created under DATA_DIR and one
 })
 
 t.test('NODE_ENV=production with no key setting refuses to start with a clear message', async t => {
-  const dataDir = await freshDataDir(t) // holds the embedded database too, so it outlives the app
+  const dataDir = emptyDataDir(t)
   await t.rejects(build(t, { env: { AUTH_JWT_SECRET: '', DATA_DIR: dataDir, NODE_ENV: 'production' } }), {
     name: 'ConfigError',
     message: /No token verification key is configured: set AUTH_JWT_SECRET/

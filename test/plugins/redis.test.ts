@@ -35,9 +35,9 @@ t.test('Redis down: the app starts, commands reject quickly, nothing crashes, cl
   const closing = Date.now()
   await app.close()
   const closeMs = Date.now() - closing
-  // Against the same app without Redis, closed just after: closing the embedded database's process
-  // takes seconds on a slow or throttled machine, and both pay it. A connection that waits on a dead
-  // Redis would hold close for its whole connect timeout (10 s) and more.
+  // Against the same app without Redis, closed just after: closing its database takes a while on a
+  // slow or throttled machine, and both pay it. A connection that waits on a dead Redis would hold
+  // close for its whole connect timeout (10 s) and more.
   const withoutRedis = await build(t, { env: { LOG_LEVEL: 'warn' } })
   const referenceClosing = Date.now()
   await withoutRedis.close()

@@ -31,7 +31,7 @@ async function exercise (t: Test, app: FastifyInstance): Promise<void> {
 }
 
 t.test('embedded PGlite: opens, migrates, runs concurrent queries and transactions', async t => {
-  const app = await build(t)
+  const app = await build(t, { ownDatabaseProcess: true }) // a new database, migrated at start as in production
   t.equal(app.storage.kind, 'pglite')
   await exercise(t, app)
 })

@@ -3,24 +3,34 @@ import type { Kysely } from 'kysely'
 import { createDatabase } from '../../src/storage/database.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import type { Schema } from '../../src/storage/schema.js'
-import { freshDataDir } from './pglite-template.js'
+import { emptyDataDir, freshDataDir } from './pglite-template.js'
+import { sharedEmbeddedDatabase } from './shared-embedded-database.js'
 import { freshPostgresDatabase } from './services.js'
 
 export type Backend = 'pglite' | 'postgres'
 
-/** An empty database of the given kind for one test, closed when it ends; undefined when skipped. */
-export async function emptyDatabase (t: Test, backend: Backend): Promise<Kysely<Schema> | undefined> {
+/**
+ * A database of the given kind for one test, closed when it ends; undefined when skipped. An embedded
+ * one is either new (its own process) or already migrated (on the server this process shares).
+ */
+async function openDatabase (t: Test, backend: Backend, embedded: 'new' | 'migrated'): Promise<Kysely<Schema> | undefined> {
   const url = backend === 'postgres' ? await freshPostgresDatabase(t) : undefined
   if (backend === 'postgres' && url === undefined) return undefined
-  const database = createDatabase({ url, dataDir: await freshDataDir(t), poolSize: 20 })
+  const where = embedded === 'migrated' ? { dataDir: emptyDataDir(t), startEmbedded: await sharedEmbeddedDatabase() } : { dataDir: await freshDataDir(t) }
+  const database = createDatabase({ url, poolSize: 20, ...where })
   t.teardown(() => database.close())
   await database.open()
   return database.db
 }
 
+/** An empty database of the given kind for one test, closed when it ends; undefined when skipped. */
+export async function emptyDatabase (t: Test, backend: Backend): Promise<Kysely<Schema> | undefined> {
+  return await openDatabase(t, backend, 'new')
+}
+
 /** A migrated database of the given kind for one test, closed when it ends; undefined when skipped. */
 export async function migratedDatabase (t: Test, backend: Backend): Promise<Kysely<Schema> | undefined> {
-  const db = await emptyDatabase(t, backend)
+  const db = await openDatabase(t, backend, 'migrated')
   if (db !== undefined) await migrateToLatest(db)
   return db
 }

@@ -1,32 +1,71 @@
-import { cpSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { createDatabase } from '../../src/storage/database.js'
+import { migrateToLatest } from '../../src/storage/migrate.js'
 
 // Creating an embedded database costs seconds (initdb); copying a ready one costs milliseconds.
-// The template is made once and shared by every test process of a run.
-const TEMPLATE = resolve(import.meta.dirname, '../../.tap/pglite-template')
+// The templates are made once and shared by every test process of a run.
+const TEMPLATES = resolve(import.meta.dirname, '../../.tap')
+const TEMPLATE = join(TEMPLATES, 'pglite-template')
+const MIGRATIONS = resolve(import.meta.dirname, '../../src/storage/migrations')
 
-async function ensureTemplate (): Promise<string> {
-  if (existsSync(TEMPLATE)) return TEMPLATE
+/** `path`, made by `make` in a staging directory the first time; the first of several processes to finish wins. */
+async function ensureOnce (path: string, make: (staging: string) => Promise<void>): Promise<string> {
+  if (existsSync(path)) return path
   const staging = mkdtempSync(join(tmpdir(), 'pglite-template-'))
-  const database = await PGlite.create(join(staging, 'pglite'))
-  await database.close()
+  await make(staging)
   try {
-    renameSync(staging, TEMPLATE)
+    renameSync(staging, path)
   } catch {
     rmSync(staging, { recursive: true, force: true }) // another test process made it first
   }
-  return TEMPLATE
+  return path
+}
+
+async function ensureTemplate (): Promise<string> {
+  return await ensureOnce(TEMPLATE, async staging => { await (await PGlite.create(join(staging, 'pglite'))).close() })
+}
+
+/**
+ * A data directory whose database has every migration applied, named by the migrations' sources, so
+ * a changed migration makes a new one.
+ */
+export async function migratedTemplate (): Promise<string> {
+  const sources = createHash('sha256')
+  for (const file of readdirSync(MIGRATIONS).sort()) sources.update(file).update(readFileSync(join(MIGRATIONS, file)))
+  return await ensureOnce(join(TEMPLATES, `pglite-template-migrated-${sources.digest('hex').slice(0, 12)}`), async staging => {
+    cpSync(await ensureTemplate(), staging, { recursive: true })
+    const database = createDatabase({ dataDir: staging })
+    try {
+      await database.open()
+      await migrateToLatest(database.db)
+    } finally {
+      await database.close()
+    }
+  })
+}
+
+/** A new directory under `parent`, removed when the test ends. */
+function temporaryDir (t: { teardown: (fn: () => unknown) => void }, parent: string): string {
+  const dir = mkdtempSync(join(parent, 'recrutamento-test-'))
+  // A service process killed by its test leaves its embedded database process to close on its own: it
+  // may still write here for a moment, so the removal retries (ENOTEMPTY) instead of racing it.
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 }))
+  return dir
 }
 
 /** A DATA_DIR holding a fresh embedded database, under `parent` (the system's temporary folder by default), removed when the test ends. */
 export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }, parent = tmpdir()): Promise<string> {
   const template = await ensureTemplate()
-  const dir = mkdtempSync(join(parent, 'recrutamento-test-'))
+  const dir = temporaryDir(t, parent)
   cpSync(template, dir, { recursive: true })
-  // A service process killed by its test leaves its embedded database process to close on its own: it
-  // may still write here for a moment, so the removal retries (ENOTEMPTY) instead of racing it.
-  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 }))
   return dir
+}
+
+/** An empty DATA_DIR, removed when the test ends: for an app whose database is elsewhere. */
+export function emptyDataDir (t: { teardown: (fn: () => unknown) => void }): string {
+  return temporaryDir(t, tmpdir())
 }
