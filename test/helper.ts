@@ -106,8 +106,8 @@ export function uniqueRedisPrefix (name: string): string {
 /** Builds the whole app with explicit settings and closes it when the test ends. */
 export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
   const own = options.ownDatabaseProcess === true
-  const startEmbeddedDatabase = own ? undefined : await sharedEmbeddedDatabase()
   const config = testConfig({ DATA_DIR: own ? await freshDataDir(t) : emptyDataDir(t), ...options.env })
+  const startEmbeddedDatabase = own || config.DATABASE_URL !== undefined ? undefined : await sharedEmbeddedDatabase()
   const base = serverOptions(config, options.versionRows)
   const fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
   t.teardown(() => fastify.close())

@@ -106,26 +106,25 @@ async function giveBack (server: Server): Promise<void> {
 }
 
 /**
- * How the apps of this test process start their embedded database: on a shared server, emptied to
- * the migrated template. The app's DATA_DIR keeps everything else it writes (a development key).
+ * How one app of this test process starts its embedded database: on a shared server, emptied to the
+ * migrated template. The server is taken now, before the app exists: copying the template blocks the
+ * event loop, which an app already running would see as a stall (its liveness turns 503).
  */
 export async function sharedEmbeddedDatabase (): Promise<EmbeddedDatabaseStarter> {
   const template = await migratedTemplate()
   root ??= (await import('tap')).default
-  return () => {
-    const server = idle.pop() ?? startServer(template)
-    let stopped: Promise<void> | undefined
-    return {
-      host: server.database.host,
-      port: server.database.port,
-      whenServing: async () => {
-        await server.database.whenServing()
-        await server.template
-      },
-      stop: async () => {
-        stopped ??= giveBack(server)
-        await stopped
-      }
+  const server = idle.pop() ?? startServer(template)
+  let stopped: Promise<void> | undefined
+  return () => ({
+    host: server.database.host,
+    port: server.database.port,
+    whenServing: async () => {
+      await server.database.whenServing()
+      await server.template
+    },
+    stop: async () => {
+      stopped ??= giveBack(server)
+      await stopped
     }
-  }
+  })
 }
