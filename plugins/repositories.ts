@@ -10,21 +10,28 @@ declare module 'fastify' {
 
 const PURGE_EVERY_MS = 60 * 60 * 1000
 
-/** The recruitment repositories over the service's database, and the hourly purge of old Idempotency-Keys. */
+/** The recruitment repositories over the service's database, and the hourly purge of old Idempotency-Keys and events. */
 async function repositoriesPlugin (fastify: FastifyInstance): Promise<void> {
-  const repositories = createRepositories(fastify.storage.db)
+  const repositories = createRepositories(fastify.storage.db, { eventRetentionHours: fastify.config.EVENT_RETENTION_HOURS })
   fastify.decorate('repositories', repositories)
 
-  const log = fastify.log.child({ component: 'idempotency' })
-  const purge = setInterval(() => {
-    if (fastify.storage.state() !== 'ready') return
-    repositories.purgeExpiredIdempotencyKeys().then(
-      purged => { if (purged > 0) log.info({ purged }, 'expired idempotency keys removed') },
-      error => log.warn({ err: error }, 'could not remove expired idempotency keys')
-    )
-  }, PURGE_EVERY_MS)
-  purge.unref()
-  fastify.addHook('onClose', async () => { clearInterval(purge) })
+  const purges = [
+    { component: 'idempotency', run: repositories.purgeExpiredIdempotencyKeys, what: 'expired idempotency keys' },
+    { component: 'events', run: repositories.eventos.purgeExpired, what: 'events older than EVENT_RETENTION_HOURS' }
+  ]
+  const timers = purges.map(({ component, run, what }) => {
+    const log = fastify.log.child({ component })
+    const timer = setInterval(() => {
+      if (fastify.storage.state() !== 'ready') return
+      run().then(
+        purged => { if (purged > 0) log.info({ purged }, `${what} removed`) },
+        error => log.warn({ err: error }, `could not remove ${what}`)
+      )
+    }, PURGE_EVERY_MS)
+    timer.unref()
+    return timer
+  })
+  fastify.addHook('onClose', async () => { for (const timer of timers) clearInterval(timer) })
 }
 
 export default fp(repositoriesPlugin, { name: 'repositories', fastify: '5.x', dependencies: ['storage'] })

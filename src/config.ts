@@ -30,6 +30,7 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'PostgreSQL connections per instance, from 1 to 1000' }),
   DATABASE_PREPARED_STATEMENTS: Type.Boolean({ default: true, description: 'true or false: send statements as named prepared statements (false behind a pooler in transaction mode)' }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000, description: 'milliseconds a PostgreSQL statement may run or wait for a lock before it is cancelled and its transaction rolled back, from 0 (no limit) to 3600000; unset: a second less than HANDLER_TIMEOUT' })),
+  EVENT_RETENTION_HOURS: Type.Integer({ minimum: 1, maximum: 87600, default: 168, description: 'hours an event stays in the feed before the purge removes it, from 1 to 87600' }),
   DATABASE_POOL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 2000, description: 'milliseconds a query may wait for a pooled connection before the request answers 503, from 100 to 600000' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
   REDIS_KEY_PREFIX: Type.String({ default: 'recrutamento:', pattern: '^[A-Za-z0-9:_.-]{0,64}$', description: 'a key prefix of up to 64 characters from A-Za-z0-9:_.-' }),

@@ -13,6 +13,9 @@ import { batchedPerTurn } from './turn-batches.js'
 import { eachAloneOnFailure } from './batch-failure.js'
 import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatoRow, type Schema } from './schema.js'
+import { actionEventType } from '../domain/events.js'
+import { appendEvents, type NewEvent } from './event-log.js'
+import { inTransaction } from './in-transaction.js'
 import type { Precondition, WriteOutcome } from './vagas-repository.js'
 
 export interface VagaSummary {
@@ -121,6 +124,32 @@ function toRecord (row: Row): CandidatoRecord {
     : { id: row.vaga_id, titulo: row.vaga_titulo, status: row.vaga_status, versao: row.vaga_versao, atualizadoEm: row.vaga_atualizado_em })
 }
 
+/** The record alone, without a history the detail may carry: what an event keeps of a candidato. */
+function recordOnly (candidato: CandidatoRecord): CandidatoRecord {
+  return recordOf({
+    id: candidato.id,
+    nome: candidato.nome,
+    email: candidato.email,
+    status: candidato.status,
+    vaga_id: candidato.vagaId,
+    transferido_de: candidato.transferidoDe,
+    criado_em: candidato.criadoEm,
+    atualizado_em: candidato.atualizadoEm,
+    versao: candidato.versao
+  }, candidato.vaga)
+}
+
+/** The event of a change to a candidato: the candidato as a list shows it after the change. */
+export function candidatoEvent (type: string, candidato: CandidatoRecord, actor: string): NewEvent {
+  return { type, actor, subject: { kind: 'candidato', id: candidato.id }, data: recordOnly(candidato) }
+}
+
+/** The candidatos with these ids, as lists show them, in the transaction. */
+export async function candidatoRecords (trx: Transaction<Schema>, ids: readonly string[]): Promise<CandidatoRecord[]> {
+  if (ids.length === 0) return []
+  return (await base(trx).where('c.id', 'in', ids).orderBy('c.id').execute()).map(toRecord)
+}
+
 /** A record given its history: the record itself, which no one else holds yet, gains the field. */
 function withHistorico (record: CandidatoRecord, historico: HistoricoEntry[]): CandidatoDetail {
   const detail = record as CandidatoDetail
@@ -190,6 +219,12 @@ function fixedStatements (db: Kysely<Schema>) {
   }
 }
 
+/** A create waiting for its turn's statement, with who asked for it. */
+interface NewCandidato {
+  fields: CandidatoFields
+  actor: string
+}
+
 /** An action a shared transaction left out: its row was locked elsewhere; it is made alone afterwards. */
 const LEFT_OUT = Symbol('left out')
 
@@ -253,12 +288,15 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const counts = compiledShapes<{ count: number }>()
   const statements = fixedStatements(db)
   // Creates made together are one statement; each gets its row back by its address, unique in the batch.
-  const insertMany = async (fields: readonly CandidatoFields[]): Promise<Array<CandidatoRow | Error>> => {
-    const { rows } = await db.executeQuery(statements.insertMany({ nomes: fields.map(each => each.nome), emails: fields.map(each => each.email), chaves: fields.map(each => emailKey(each.email)) }))
+  const insertMany = async (inputs: readonly NewCandidato[]): Promise<Array<CandidatoRow | Error>> => await inTransaction(db, async trx => {
+    const fields = inputs.map(input => input.fields)
+    const { rows } = await trx.executeQuery(statements.insertMany({ nomes: fields.map(each => each.nome), emails: fields.map(each => each.email), chaves: fields.map(each => emailKey(each.email)) }))
     const byEmail = new Map(rows.map(row => [row.email, row]))
-    return fields.map(each => byEmail.get(each.email) ?? new Error('the insert returned no row for this address'))
-  }
-  const insert = batchedPerTurn<CandidatoFields, CandidatoRow>(async fields => await eachAloneOnFailure(fields, insertMany), 100)
+    const created = fields.map(each => byEmail.get(each.email) ?? new Error('the insert returned no row for this address'))
+    await appendEvents(trx, created.flatMap((row, i) => row instanceof Error ? [] : [candidatoEvent('candidato.criado', recordOf(row, null), inputs[i]!.actor)]))
+    return created
+  })
+  const insert = batchedPerTurn<NewCandidato, CandidatoRow>(async inputs => await eachAloneOnFailure(inputs, insertMany), 100)
   const detailOf = async (executor: Executor, statement: CompiledQuery<DetailRow>): Promise<CandidatoDetail | undefined> => {
     const row = (await executor.executeQuery(statement)).rows[0]
     return row === undefined ? undefined : toDetail(row)
@@ -319,6 +357,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
       for (const row of (await trx.executeQuery(statements.actions(values))).rows) written.set(row.id, row)
     }
     const outcomes: Array<ActionOutcome | Error | typeof LEFT_OUT> = []
+    const events: NewEvent[] = []
     for (const plan of plans) {
       if (plan === LEFT_OUT || !('entry' in plan)) {
         outcomes.push(plan)
@@ -329,13 +368,13 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
       if (row === undefined) throw new Error(`candidato ${id} changed under its lock`)
       // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
       const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined
-      outcomes.push({
-        outcome: 'ok',
-        value: vaga === undefined
-          ? (await findDetail(trx, id))!
-          : { ...current, ...next, atualizadoEm: row.atualizado_em, versao: row.versao, vaga, historico: [...current.historico, { ...entry, em: row.em }] }
-      })
+      const value: CandidatoDetail = vaga === undefined
+        ? (await findDetail(trx, id))!
+        : { ...current, ...next, atualizadoEm: row.atualizado_em, versao: row.versao, vaga, historico: [...current.historico, { ...entry, em: row.em }] }
+      outcomes.push({ outcome: 'ok', value })
+      events.push(candidatoEvent(actionEventType({ action: entry.acao, method: entry.metodo }), value, entry.ator))
     }
+    await appendEvents(trx, events)
     return outcomes
   }
 
@@ -385,15 +424,15 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     },
 
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
-    async create (fields: CandidatoFields): Promise<CandidatoDetail> {
+    async create (fields: CandidatoFields, actor: string): Promise<CandidatoDetail> {
       return await duplicateEmailAware(async () => {
-        const row = await insert(fields)
+        const row = await insert({ fields, actor })
         return withHistorico(recordOf(row, null), [])
       })
     },
 
     /** Replaces or patches name and address, when the precondition holds. Throws DuplicateEmailError. */
-    async update (id: string, changes: Partial<CandidatoFields>, precondition?: Precondition<CandidatoDetail>): Promise<WriteOutcome<CandidatoDetail>> {
+    async update (id: string, changes: Partial<CandidatoFields>, actor: string, precondition?: Precondition<CandidatoDetail>): Promise<WriteOutcome<CandidatoDetail>> {
       return await duplicateEmailAware(() => db.transaction().execute(async trx => {
         const current = await lockDetail(trx, id)
         if (current === undefined) return { outcome: 'not-found' }
@@ -402,16 +441,19 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
           .set({ ...changes, ...(changes.email === undefined ? {} : { email_chave: emailKey(changes.email) }), atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
           .where('id', '=', id)
           .execute()
-        return { outcome: 'ok', value: (await findDetail(trx, id))! }
+        const value = (await findDetail(trx, id))!
+        await appendEvents(trx, [candidatoEvent('candidato.alterado', value, actor)])
+        return { outcome: 'ok', value }
       }))
     },
 
-    async remove (id: string, precondition?: Precondition<CandidatoDetail>): Promise<{ outcome: 'ok' | 'not-found' | 'precondition-failed' }> {
+    async remove (id: string, actor: string, precondition?: Precondition<CandidatoDetail>): Promise<{ outcome: 'ok' | 'not-found' | 'precondition-failed' }> {
       return await db.transaction().execute(async trx => {
         const current = await lockDetail(trx, id)
         if (current === undefined) return { outcome: 'not-found' }
         if (precondition !== undefined && !precondition(current)) return { outcome: 'precondition-failed' }
         await trx.deleteFrom('candidatos').where('id', '=', id).execute()
+        await appendEvents(trx, [{ type: 'candidato.removido', actor, subject: { kind: 'candidato', id }, data: null }])
         return { outcome: 'ok' }
       })
     },

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { createCandidatosRepository, type CandidatosRepository } from './candidatos-repository.js'
+import { createEventosRepository, type EventosRepository } from './eventos-repository.js'
 import { createIdempotencyRepository, type IdempotentOutcome, type IdempotentRequest, type StoredResponse } from './idempotency-repository.js'
 import type { Schema } from './schema.js'
 import { createVagasRepository, type VagasRepository } from './vagas-repository.js'
@@ -11,6 +12,8 @@ export interface ResourceRepositories {
 }
 
 export interface Repositories extends ResourceRepositories {
+  /** The event feed: its pages and its retention purge. */
+  eventos: EventosRepository
   /** Idempotency-Keys: their purge; `once` runs the work they guard. */
   purgeExpiredIdempotencyKeys: () => Promise<number>
   /**
@@ -24,11 +27,17 @@ function resourceRepositories (db: Kysely<Schema>): ResourceRepositories {
   return { vagas: createVagasRepository(db), candidatos: createCandidatosRepository(db) }
 }
 
+export interface RepositorySettings {
+  /** How long events are kept (EVENT_RETENTION_HOURS). */
+  eventRetentionHours: number
+}
+
 /** The recruitment repositories over the service's database: the one place they are built. */
-export function createRepositories (db: Kysely<Schema>): Repositories {
+export function createRepositories (db: Kysely<Schema>, settings: RepositorySettings): Repositories {
   const idempotency = createIdempotencyRepository(db)
   return {
     ...resourceRepositories(db),
+    eventos: createEventosRepository(db, settings.eventRetentionHours),
     purgeExpiredIdempotencyKeys: () => idempotency.purgeExpired(),
     once: (request, work) => idempotency.run(request, trx => work(resourceRepositories(trx)))
   }

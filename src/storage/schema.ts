@@ -4,6 +4,7 @@ import type { CandidatoStatus } from '../domain/candidato.js'
 import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
+import type { SubjectKind } from '../domain/events.js'
 
 /** Read as an IsoTimestamp (see timestamps.ts); written as a Date or left to the column default. */
 type Timestamp = ColumnType<IsoTimestamp, Date | undefined, Date>
@@ -55,6 +56,23 @@ export interface IdempotencyKeysTable {
   created_at: Timestamp
 }
 
+export interface EventosTable {
+  id: GeneratedAlways<number>
+  tipo: string
+  em: Timestamp
+  ator: string
+  sujeito_tipo: SubjectKind
+  sujeito_id: string
+  /** The subject's record after the change, as JSON (see event-log.ts); null for a removal. */
+  dados: unknown
+}
+
+export interface EventosRetencaoTable {
+  unica: Generated<boolean>
+  /** The newest event id the retention purge removed. */
+  removidos_ate: number
+}
+
 // Statements name their columns, never `*`: a prepared statement keeps its result type, and a column a
 // newer instance's migration adds would otherwise fail it ("cached plan must not change result type").
 export const VAGA_COLUMNS = ['id', 'titulo', 'descricao', 'status', 'criado_em', 'atualizado_em', 'versao'] as const
@@ -68,4 +86,6 @@ export interface Schema {
   candidatos: CandidatosTable
   candidato_acoes: CandidatoAcoesTable
   idempotency_keys: IdempotencyKeysTable
+  eventos: EventosTable
+  eventos_retencao: EventosRetencaoTable
 }

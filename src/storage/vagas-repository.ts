@@ -8,6 +8,9 @@ import { compiledShapes, type Param } from './compiled-shapes.js'
 import { batchedPages } from './batched-pages.js'
 import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
+import { appendEvents, type NewEvent } from './event-log.js'
+import { inTransaction } from './in-transaction.js'
+import { candidatoEvent, candidatoRecords } from './candidatos-repository.js'
 
 export interface VagaRecord extends Vaga {
   /** Grows by one on every change. */
@@ -53,6 +56,10 @@ function toRecord (row: Selectable<VagasTable>): VagaRecord {
   }
 }
 
+function vagaEvent (type: string, vaga: VagaRecord, actor: string): NewEvent {
+  return { type, actor, subject: { kind: 'vaga', id: vaga.id }, data: vaga }
+}
+
 export function createVagasRepository (db: Kysely<Schema>) {
   function where (filter: VagaFilter, param: Param) {
     let query = db.selectFrom('vagas')
@@ -92,13 +99,16 @@ export function createVagasRepository (db: Kysely<Schema>) {
       return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
     },
 
-    async create (fields: VagaFields): Promise<VagaRecord> {
-      const row = await db.insertInto('vagas').values(fields).returning(VAGA_COLUMNS).executeTakeFirstOrThrow()
-      return toRecord(row)
+    async create (fields: VagaFields, actor: string): Promise<VagaRecord> {
+      return await inTransaction(db, async trx => {
+        const vaga = toRecord(await trx.insertInto('vagas').values(fields).returning(VAGA_COLUMNS).executeTakeFirstOrThrow())
+        await appendEvents(trx, [vagaEvent('vaga.criada', vaga, actor)])
+        return vaga
+      })
     },
 
     /** Replaces or patches the given fields, when the precondition (If-Match) holds. */
-    async update (id: string, changes: Partial<VagaFields>, precondition?: Precondition<VagaRecord>): Promise<WriteOutcome<VagaRecord>> {
+    async update (id: string, changes: Partial<VagaFields>, actor: string, precondition?: Precondition<VagaRecord>): Promise<WriteOutcome<VagaRecord>> {
       return await db.transaction().execute(async trx => {
         const current = await trx.selectFrom('vagas').select(VAGA_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst()
         if (current === undefined) return { outcome: 'not-found' }
@@ -108,12 +118,14 @@ export function createVagasRepository (db: Kysely<Schema>) {
           .where('id', '=', id)
           .returning(VAGA_COLUMNS)
           .executeTakeFirstOrThrow()
-        return { outcome: 'ok', value: toRecord(row) }
+        const vaga = toRecord(row)
+        await appendEvents(trx, [vagaEvent('vaga.alterada', vaga, actor)])
+        return { outcome: 'ok', value: vaga }
       })
     },
 
     /** Removes a vaga that no candidato is in; candidatos who came from it can no longer go back. */
-    async remove (id: string, precondition?: Precondition<VagaRecord>): Promise<RemoveVagaOutcome> {
+    async remove (id: string, actor: string, precondition?: Precondition<VagaRecord>): Promise<RemoveVagaOutcome> {
       try {
         return await db.transaction().execute(async trx => {
           const current = await trx.selectFrom('vagas').select(VAGA_COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst()
@@ -122,11 +134,17 @@ export function createVagasRepository (db: Kysely<Schema>) {
           const occupied = await trx.selectFrom('candidatos').select('id').where('vaga_id', '=', id).limit(1).executeTakeFirst()
           if (occupied !== undefined) return { outcome: 'has-candidatos' }
           // The cancel-transfer link of those candidatos disappears: their representation changes.
-          await trx.updateTable('candidatos')
+          const unlinked = await trx.updateTable('candidatos')
             .set({ transferido_de: null, atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
             .where('transferido_de', '=', id)
+            .returning('id')
             .execute()
           await trx.deleteFrom('vagas').where('id', '=', id).execute()
+          const changed = await candidatoRecords(trx, unlinked.map(row => row.id))
+          await appendEvents(trx, [
+            { type: 'vaga.removida', actor, subject: { kind: 'vaga', id }, data: null },
+            ...changed.map(candidato => candidatoEvent('candidato.alterado', candidato, actor))
+          ])
           return { outcome: 'ok' }
         })
       } catch (error) {

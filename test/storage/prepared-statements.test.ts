@@ -46,12 +46,12 @@ t.test('PostgreSQL: a column a newer instance\'s migration adds does not break t
   const candidatos = createCandidatosRepository(database.db)
   const byNewest = { filter: {}, sort: [{ field: 'criadoEm' as const, direction: 'desc' as const }], limit: 20 }
   const useEveryStatement = async (n: number) => {
-    const vaga = await vagas.create({ titulo: `Vaga ${n}`, descricao: null, status: 'aberta' })
-    await vagas.update(vaga.id, { titulo: `Vaga ${n}, revista` })
+    const vaga = await vagas.create({ titulo: `Vaga ${n}`, descricao: null, status: 'aberta' }, 'tester')
+    await vagas.update(vaga.id, { titulo: `Vaga ${n}, revista` }, 'tester')
     await vagas.findById(vaga.id)
     await vagas.list({ ...byNewest, page: { kind: 'offset', offset: 0 } })
     await vagas.list({ ...byNewest, page: { kind: 'cursor' } })
-    const candidato = await candidatos.create({ nome: `Pessoa ${n}`, email: `pessoa${n}@example.com` })
+    const candidato = await candidatos.create({ nome: `Pessoa ${n}`, email: `pessoa${n}@example.com` }, 'tester')
     await candidatos.findById(candidato.id)
     await candidatos.list({ ...byNewest, page: { kind: 'offset', offset: 0 } })
     return vaga

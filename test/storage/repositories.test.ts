@@ -15,34 +15,34 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
   const candidatos = createCandidatosRepository(db)
 
   t.test('vagas: create, read, update with a precondition, list', async t => {
-    const created = await vagas.create({ titulo: 'Backend', descricao: null, status: 'aberta' })
+    const created = await vagas.create({ titulo: 'Backend', descricao: null, status: 'aberta' }, 'tester')
     t.match(created, { titulo: 'Backend', descricao: null, status: 'aberta', versao: 1 })
     t.match(created.id, /^[0-9a-f-]{36}$/)
     t.same(await vagas.findById(created.id), created)
     t.equal(await vagas.findById('00000000-0000-4000-8000-000000000000'), undefined)
 
-    t.same(await vagas.update(created.id, { titulo: 'Outro' }, current => current.versao === 7), { outcome: 'precondition-failed' })
+    t.same(await vagas.update(created.id, { titulo: 'Outro' }, 'tester', current => current.versao === 7), { outcome: 'precondition-failed' })
     t.equal((await vagas.findById(created.id))?.titulo, 'Backend', 'a failed precondition changes nothing')
-    const updated = await vagas.update(created.id, { descricao: 'Node.js' }, current => current.versao === 1)
+    const updated = await vagas.update(created.id, { descricao: 'Node.js' }, 'tester', current => current.versao === 1)
     t.match(updated, { outcome: 'ok', value: { titulo: 'Backend', descricao: 'Node.js', versao: 2 } })
-    t.same(await vagas.update('00000000-0000-4000-8000-000000000000', { titulo: 'x' }), { outcome: 'not-found' })
+    t.same(await vagas.update('00000000-0000-4000-8000-000000000000', { titulo: 'x' }, 'tester'), { outcome: 'not-found' })
   })
 
   t.test('candidatos: unique address in any case, partial updates', async t => {
-    const ana = await candidatos.create({ nome: 'Ana', email: 'Ana@Example.com' })
+    const ana = await candidatos.create({ nome: 'Ana', email: 'Ana@Example.com' }, 'tester')
     t.match(ana, { status: 'cadastrado', vagaId: null, vaga: null, historico: [], versao: 1 })
-    await t.rejects(candidatos.create({ nome: 'Outra Ana', email: 'ana@example.COM' }), DuplicateEmailError)
-    const bia = await candidatos.create({ nome: 'Bia', email: 'bia@example.com' })
-    await t.rejects(candidatos.update(bia.id, { email: 'ANA@example.com' }), DuplicateEmailError)
+    await t.rejects(candidatos.create({ nome: 'Outra Ana', email: 'ana@example.COM' }, 'tester'), DuplicateEmailError)
+    const bia = await candidatos.create({ nome: 'Bia', email: 'bia@example.com' }, 'tester')
+    await t.rejects(candidatos.update(bia.id, { email: 'ANA@example.com' }, 'tester'), DuplicateEmailError)
     t.equal((await candidatos.findById(bia.id))?.email, 'bia@example.com')
-    t.match(await candidatos.update(bia.id, { nome: 'Beatriz' }), { outcome: 'ok', value: { nome: 'Beatriz', email: 'bia@example.com', versao: 2 } })
-    t.same(await candidatos.remove(bia.id, current => current.versao === 1), { outcome: 'precondition-failed' })
-    t.same(await candidatos.remove(bia.id), { outcome: 'ok' })
-    t.same(await candidatos.remove(bia.id), { outcome: 'not-found' })
+    t.match(await candidatos.update(bia.id, { nome: 'Beatriz' }, 'tester'), { outcome: 'ok', value: { nome: 'Beatriz', email: 'bia@example.com', versao: 2 } })
+    t.same(await candidatos.remove(bia.id, 'tester', current => current.versao === 1), { outcome: 'precondition-failed' })
+    t.same(await candidatos.remove(bia.id, 'tester'), { outcome: 'ok' })
+    t.same(await candidatos.remove(bia.id, 'tester'), { outcome: 'not-found' })
   })
 
   t.test('candidatos: an address is one address in any Unicode form and case; the stored text is what was sent', async t => {
-    const jose = await candidatos.create({ nome: 'José', email: 'jos\u00e9@exemplo.com.br' })
+    const jose = await candidatos.create({ nome: 'José', email: 'jos\u00e9@exemplo.com.br' }, 'tester')
     const forms = {
       decomposed: 'jose\u0301@exemplo.com.br',
       'upper case outside ASCII': 'JOS\u00c9@EXEMPLO.COM.BR',
@@ -50,19 +50,19 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
       fullwidth: '\uff4a\uff4f\uff53\u00e9@exemplo.com.br'
     }
     for (const [form, email] of Object.entries(forms)) {
-      await t.rejects(candidatos.create({ nome: 'Outro', email }), DuplicateEmailError, `${form} is the same address`)
+      await t.rejects(candidatos.create({ nome: 'Outro', email }, 'tester'), DuplicateEmailError, `${form} is the same address`)
     }
-    const other = await candidatos.create({ nome: 'Outro', email: 'jose@exemplo.com.br' })
+    const other = await candidatos.create({ nome: 'Outro', email: 'jose@exemplo.com.br' }, 'tester')
     t.equal(other.email, 'jose@exemplo.com.br', 'without the accent it is another address')
-    await t.rejects(candidatos.update(other.id, { email: forms.fullwidth }), DuplicateEmailError)
+    await t.rejects(candidatos.update(other.id, { email: forms.fullwidth }, 'tester'), DuplicateEmailError)
     t.equal((await candidatos.findById(jose.id))?.email, 'jos\u00e9@exemplo.com.br')
-    const together = await Promise.allSettled([candidatos.create({ nome: 'A', email: 'ÅSA@exemplo.com' }), candidatos.create({ nome: 'B', email: 'A\u030asa@exemplo.com' })])
+    const together = await Promise.allSettled([candidatos.create({ nome: 'A', email: 'ÅSA@exemplo.com' }, 'tester'), candidatos.create({ nome: 'B', email: 'A\u030asa@exemplo.com' }, 'tester')])
     t.same(together.map(each => each.status).sort(), ['fulfilled', 'rejected'], 'two forms in one batch: one is created')
   })
 
   t.test('reads made together are answered together, each with its own record, seeing every earlier write', async t => {
-    const vaga = await vagas.create({ titulo: 'Lote', descricao: null, status: 'aberta' })
-    const people = await Promise.all(Array.from({ length: 12 }, async (_, i) => await candidatos.create({ nome: `Pessoa ${i}`, email: `lote-${i}@example.com` })))
+    const vaga = await vagas.create({ titulo: 'Lote', descricao: null, status: 'aberta' }, 'tester')
+    const people = await Promise.all(Array.from({ length: 12 }, async (_, i) => await candidatos.create({ nome: `Pessoa ${i}`, email: `lote-${i}@example.com` }, 'tester')))
     const missing = '00000000-0000-4000-8000-000000000001'
     const ids = [...people.map(p => p.id), missing, people[0]!.id, people[0]!.id]
     const [read, vagaRead] = await Promise.all([Promise.all(ids.map(async id => await candidatos.findById(id))), vagas.findById(vaga.id)])
@@ -71,15 +71,15 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     t.same([read[13]?.id, read[14]?.id], [people[0]!.id, people[0]!.id], 'the same id read twice at once')
     t.equal(vagaRead?.titulo, 'Lote')
 
-    await candidatos.update(people[1]!.id, { nome: 'Renomeada' })
+    await candidatos.update(people[1]!.id, { nome: 'Renomeada' }, 'tester')
     t.equal((await candidatos.findById(people[1]!.id))?.nome, 'Renomeada', 'a read after a write sees it')
   })
 
   t.test('actions: every transition writes state and history together', async t => {
-    const a = await vagas.create({ titulo: 'A', descricao: null, status: 'aberta' })
-    const b = await vagas.create({ titulo: 'B', descricao: null, status: 'aberta' })
-    const fechada = await vagas.create({ titulo: 'F', descricao: null, status: 'fechada' })
-    const c = await candidatos.create({ nome: 'Caio', email: 'caio@example.com' })
+    const a = await vagas.create({ titulo: 'A', descricao: null, status: 'aberta' }, 'tester')
+    const b = await vagas.create({ titulo: 'B', descricao: null, status: 'aberta' }, 'tester')
+    const fechada = await vagas.create({ titulo: 'F', descricao: null, status: 'fechada' }, 'tester')
+    const c = await candidatos.create({ nome: 'Caio', email: 'caio@example.com' }, 'tester')
 
     t.match(await candidatos.applyAction(c.id, { call: { action: 'aprovar', method: POST }, actor: 'u1' }),
       { outcome: 'refused', refusal: { code: 'ActionNotAllowed', currentStatus: 'cadastrado', allowedActions: [{ action: 'candidatar', method: 'POST' }] } })
@@ -113,19 +113,19 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     ], 'the history names who did what, in order')
     t.ok(detail?.historico.every(h => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(h.em)))
 
-    t.same(await vagas.remove(a.id), { outcome: 'has-candidatos' }, 'a vaga with candidatos stays')
+    t.same(await vagas.remove(a.id, 'tester'), { outcome: 'has-candidatos' }, 'a vaga with candidatos stays')
     t.ok(await vagas.findById(a.id))
   })
 
   t.test('deleting a vaga a candidato was transferred from ends the way back', async t => {
-    const a = await vagas.create({ titulo: 'Origem', descricao: null, status: 'aberta' })
-    const b = await vagas.create({ titulo: 'Destino', descricao: null, status: 'aberta' })
-    const c = await candidatos.create({ nome: 'Davi', email: 'davi@example.com' })
+    const a = await vagas.create({ titulo: 'Origem', descricao: null, status: 'aberta' }, 'tester')
+    const b = await vagas.create({ titulo: 'Destino', descricao: null, status: 'aberta' }, 'tester')
+    const c = await candidatos.create({ nome: 'Davi', email: 'davi@example.com' }, 'tester')
     await candidatos.applyAction(c.id, { call: { action: 'candidatar', method: POST }, vagaId: a.id, actor: 'u' })
     await candidatos.applyAction(c.id, { call: { action: 'transferir', method: POST }, vagaId: b.id, actor: 'u' })
-    t.same(await vagas.remove(a.id, current => current.versao === 99), { outcome: 'precondition-failed' })
-    t.same(await vagas.remove(a.id), { outcome: 'ok' })
-    t.same(await vagas.remove(a.id), { outcome: 'not-found' })
+    t.same(await vagas.remove(a.id, 'tester', current => current.versao === 99), { outcome: 'precondition-failed' })
+    t.same(await vagas.remove(a.id, 'tester'), { outcome: 'ok' })
+    t.same(await vagas.remove(a.id, 'tester'), { outcome: 'not-found' })
     const after = await candidatos.findById(c.id)
     t.match(after, { vagaId: b.id, transferidoDe: null, versao: 4 }, 'the candidato changed, so its version did')
     t.match(await candidatos.applyAction(c.id, { call: { action: 'transferir', method: DELETE }, actor: 'u' }), { outcome: 'refused' })
@@ -133,11 +133,11 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
 
   t.test('lists: filters, sorts, offset and keyset paging agree', async t => {
     await db.deleteFrom('candidatos').execute() // this test counts every row
-    const vaga = await vagas.create({ titulo: 'Lista', descricao: null, status: 'aberta' })
+    const vaga = await vagas.create({ titulo: 'Lista', descricao: null, status: 'aberta' }, 'tester')
     const names = ['maria', 'Mário', 'ana', 'Ana Paula', 'bruno', 'beto', 'carla', "o'neil; drop table candidatos; --", '100%_ana']
     const ids: string[] = []
     for (const [i, nome] of names.entries()) {
-      const created = await candidatos.create({ nome, email: `lista${i}@example.com` })
+      const created = await candidatos.create({ nome, email: `lista${i}@example.com` }, 'tester')
       ids.push(created.id)
       if (i % 2 === 0) await candidatos.applyAction(created.id, { call: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
     }
@@ -209,9 +209,9 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     const counted = db.withPlugin({ transformQuery: args => args.node, transformResult: async args => { statements++; return args.result } })
     const lists = createCandidatosRepository(counted)
     const vagaLists = createVagasRepository(counted)
-    const [a, b] = await Promise.all(['Junto A', 'Junto B'].map(async titulo => await vagas.create({ titulo, descricao: null, status: 'aberta' })))
+    const [a, b] = await Promise.all(['Junto A', 'Junto B'].map(async titulo => await vagas.create({ titulo, descricao: null, status: 'aberta' }, 'tester')))
     for (const [i, vaga] of [a!, a!, a!, b!, b!].entries()) {
-      const created = await candidatos.create({ nome: `Junto ${i}`, email: `junto-${i}@example.com` })
+      const created = await candidatos.create({ nome: `Junto ${i}`, email: `junto-${i}@example.com` }, 'tester')
       await candidatos.applyAction(created.id, { call: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'u' })
     }
     const newest = [{ field: 'criadoEm' as const, direction: 'desc' as const }]
@@ -263,17 +263,17 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     let statements = 0
     const counted = db.withPlugin({ transformQuery: args => args.node, transformResult: async args => { statements++; return args.result } })
     const repository = createCandidatosRepository(counted)
-    const created = await Promise.all(Array.from({ length: 6 }, async (_, i) => await repository.create({ nome: `Lote ${i}`, email: `Lote-Junto-${i}@example.com` })))
-    t.equal(statements, 1, 'one statement for six creates')
+    const created = await Promise.all(Array.from({ length: 6 }, async (_, i) => await repository.create({ nome: `Lote ${i}`, email: `Lote-Junto-${i}@example.com` }, 'tester')))
+    t.equal(statements, 3, 'one statement for six creates, then their events: the feed\'s lock and one insert')
     t.same(created.map(each => [each.nome, each.email, each.status, each.versao]), Array.from({ length: 6 }, (_, i) => [`Lote ${i}`, `Lote-Junto-${i}@example.com`, 'cadastrado', 1]))
     t.equal(new Set(created.map(each => each.id)).size, 6)
     for (const each of created) t.same(await candidatos.findById(each.id), each, 'each answer is its own stored row')
 
     const results = await Promise.allSettled([
-      repository.create({ nome: 'Outra', email: 'lote-junto-0@EXAMPLE.com' }),
-      repository.create({ nome: 'Nova', email: 'lote-nova@example.com' }),
-      repository.create({ nome: 'Gêmea', email: 'lote-gemea@example.com' }),
-      repository.create({ nome: 'Gêmea 2', email: 'LOTE-GEMEA@example.com' })
+      repository.create({ nome: 'Outra', email: 'lote-junto-0@EXAMPLE.com' }, 'tester'),
+      repository.create({ nome: 'Nova', email: 'lote-nova@example.com' }, 'tester'),
+      repository.create({ nome: 'Gêmea', email: 'lote-gemea@example.com' }, 'tester'),
+      repository.create({ nome: 'Gêmea 2', email: 'LOTE-GEMEA@example.com' }, 'tester')
     ])
     t.match(results[0], { status: 'rejected', reason: DuplicateEmailError }, 'an address taken before')
     t.match(results[1], { status: 'fulfilled', value: { nome: 'Nova' } }, 'the batch\'s other creates are made')
@@ -282,10 +282,10 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
   })
 
   t.test('actions made together share one transaction; each is decided on its own candidato', async t => {
-    const aberta = await vagas.create({ titulo: 'Ação em lote', descricao: null, status: 'aberta' })
-    const fechada = await vagas.create({ titulo: 'Fechada em lote', descricao: null, status: 'fechada' })
+    const aberta = await vagas.create({ titulo: 'Ação em lote', descricao: null, status: 'aberta' }, 'tester')
+    const fechada = await vagas.create({ titulo: 'Fechada em lote', descricao: null, status: 'fechada' }, 'tester')
     const people = []
-    for (let i = 0; i < 5; i++) people.push(await candidatos.create({ nome: `Ação ${i}`, email: `acao-lote-${i}@example.com` }))
+    for (let i = 0; i < 5; i++) people.push(await candidatos.create({ nome: `Ação ${i}`, email: `acao-lote-${i}@example.com` }, 'tester'))
     await candidatos.applyAction(people[4]!.id, { call: { action: 'candidatar', method: POST }, vagaId: aberta.id, actor: 'setup' })
     let statements = 0
     const counted = db.withPlugin({ transformQuery: args => args.node, transformResult: async args => { statements++; return args.result } })
@@ -301,7 +301,7 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     ])
     // A row the shared transaction does not find may be locked elsewhere: those two actions (an unknown
     // vaga, an unknown candidato) are made alone, each reading its vaga and its candidato.
-    t.equal(statements, 3 + 2 * 2, 'the locked candidatos, the locked vagas and the moves: one statement each for the four found')
+    t.equal(statements, 3 + 2 + 2 * 2, 'the locked candidatos, the locked vagas, the moves and their events (the feed\'s lock, one insert): one statement each for the four found')
     t.match(outcomes, [
       { outcome: 'ok', value: { status: 'inscrito', vagaId: aberta.id, vaga: { titulo: 'Ação em lote' }, versao: 2, historico: [{ acao: 'candidatar', ator: 'a' }] } },
       { outcome: 'ok', value: { status: 'inscrito', vagaId: aberta.id, historico: [{ ator: 'b' }] } },
@@ -321,7 +321,7 @@ async function repositorySuite (t: Test, db: Kysely<Schema>): Promise<void> {
     let runs = 0
     const work = async (trx: Parameters<Parameters<typeof idempotency.run>[1]>[0]) => {
       runs++
-      const vaga = await createVagasRepository(trx).create({ titulo: 'Idempotente', descricao: null, status: 'aberta' })
+      const vaga = await createVagasRepository(trx).create({ titulo: 'Idempotente', descricao: null, status: 'aberta' }, 'tester')
       return { statusCode: 201, headers: { location: `/api/v1/vagas/${vaga.id}` }, body: JSON.stringify({ id: vaga.id }) }
     }
     const request = { scope: 'u1 POST /vagas', key: 'k-1', fingerprint: 'f1' }
@@ -362,9 +362,9 @@ t.test('concurrent aprovar and reprovar on real PostgreSQL: exactly one wins, no
   if (db === undefined) return
   const vagas = createVagasRepository(db)
   const candidatos = createCandidatosRepository(db)
-  const vaga = await vagas.create({ titulo: 'Disputada', descricao: null, status: 'aberta' })
+  const vaga = await vagas.create({ titulo: 'Disputada', descricao: null, status: 'aberta' }, 'tester')
   for (let round = 0; round < 10; round++) {
-    const c = await candidatos.create({ nome: `Concorrente ${round}`, email: `concorrente${round}@example.com` })
+    const c = await candidatos.create({ nome: `Concorrente ${round}`, email: `concorrente${round}@example.com` }, 'tester')
     await candidatos.applyAction(c.id, { call: { action: 'candidatar', method: POST }, vagaId: vaga.id, actor: 'setup' })
     const calls = Array.from({ length: 8 }, (_, i) => ({ action: i % 2 === 0 ? 'aprovar' as const : 'reprovar' as const, method: POST }))
     const outcomes = await Promise.all(calls.map((call, i) => candidatos.applyAction(c.id, { call, actor: `racer-${i}` })))

@@ -10,7 +10,7 @@ import {
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
-  ConditionalHeaders, Id, IdempotencyHeaders, IdParams, IfMatchHeaders, changedAfter, fieldProblem, notFound,
+  ConditionalHeaders, Id, actorOf, IdempotencyHeaders, IdParams, IfMatchHeaders, changedAfter, fieldProblem, notFound,
   preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
@@ -88,7 +88,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           collection: '/candidatos',
           repositories,
           create: async ({ candidatos }) => {
-            const candidato = await candidatos.create(request.body)
+            const candidato = await candidatos.create(request.body, actorOf(request))
             return createdResponse(hrefOf(request)(candidatoPath(candidato.id)), etagOf(candidato), candidato.atualizadoEm, toBody(candidato, hrefOf(request)))
           }
         })
@@ -119,11 +119,11 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       return toBody(candidato, hrefOf(request))
     })
 
-    const update = async (id: string, changes: { nome?: string, email?: string }, ifMatch: string | undefined) => {
+    const update = async (id: string, changes: { nome?: string, email?: string }, ifMatch: string | undefined, actor: string) => {
       const issues = candidatoIssues(changes)
       if (issues.length > 0) throw fieldProblem(issues)
       try {
-        const outcome = await candidatos.update(id, changes, ifMatchPrecondition(ifMatch, etagOf))
+        const outcome = await candidatos.update(id, changes, actor, ifMatchPrecondition(ifMatch, etagOf))
         if (outcome.outcome === 'not-found') throw notFound()
         if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
         return outcome.value
@@ -147,13 +147,13 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       constraints,
       config: write,
       schema: { summary: 'Replace a candidato', description: 'Sets name and e-mail; status and vaga change only through the actions. Honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: CandidatoReplaceSchema, response: writeResponses }
-    }, async (request, reply) => answerUpdated(reply, await update(request.params.id, request.body, request.headers['if-match']), hrefOf(request)))
+    }, async (request, reply) => answerUpdated(reply, await update(request.params.id, request.body, request.headers['if-match'], actorOf(request)), hrefOf(request)))
 
     fastify.patch('/:id', {
       constraints,
       config: write,
       schema: { summary: 'Change the name or e-mail of a candidato', description: 'Sets the fields sent. Honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: CandidatoPatchSchema, response: writeResponses }
-    }, async (request, reply) => answerUpdated(reply, await update(request.params.id, request.body, request.headers['if-match']), hrefOf(request)))
+    }, async (request, reply) => answerUpdated(reply, await update(request.params.id, request.body, request.headers['if-match'], actorOf(request)), hrefOf(request)))
 
     fastify.delete('/:id', {
       constraints,
@@ -171,7 +171,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }, async (request, reply) => {
       const ifMatch = request.headers['if-match']
-      const outcome = await candidatos.remove(request.params.id, ifMatchPrecondition(ifMatch, etagOf))
+      const outcome = await candidatos.remove(request.params.id, actorOf(request), ifMatchPrecondition(ifMatch, etagOf))
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       return reply.code(204).send()

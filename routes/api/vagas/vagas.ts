@@ -89,7 +89,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
         collection: '/vagas',
         repositories,
         create: async ({ vagas }) => {
-          const vaga = await vagas.create(fields)
+          const vaga = await vagas.create(fields, actorOf(request))
           return createdResponse(hrefOf(request)(vagaPath(vaga.id)), vagaEtag(vaga, version), vaga.atualizadoEm, toBody(vaga, hrefOf(request)))
         }
       })
@@ -115,10 +115,10 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       return toBody(vaga, hrefOf(request))
     })
 
-    const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined) => {
+    const update = async (id: string, changes: Parameters<typeof vagas.update>[1], ifMatch: string | undefined, actor: string) => {
       const issues = vagaIssues(changes)
       if (issues.length > 0) throw fieldProblem(issues)
-      const outcome = await vagas.update(id, changes, ifMatchPrecondition(ifMatch, current => vagaEtag(current, version)))
+      const outcome = await vagas.update(id, changes, actor, ifMatchPrecondition(ifMatch, current => vagaEtag(current, version)))
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       return outcome.value
@@ -133,7 +133,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       config: write,
       schema: { summary: 'Replace a vaga', description: 'Sets every field; honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: VagaReplaceSchema, response: writeResponses }
     }, async (request, reply) => {
-      const vaga = await update(request.params.id, { ...request.body, descricao: request.body.descricao ?? null }, request.headers['if-match'])
+      const vaga = await update(request.params.id, { ...request.body, descricao: request.body.descricao ?? null }, request.headers['if-match'], actorOf(request))
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
       return toBody(vaga, hrefOf(request))
     })
@@ -143,7 +143,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       config: write,
       schema: { summary: 'Change some fields of a vaga', description: 'Sets the fields sent; honours `If-Match`.', tags, params: IdParams, headers: IfMatchHeaders, body: VagaPatchSchema, response: writeResponses }
     }, async (request, reply) => {
-      const vaga = await update(request.params.id, request.body, request.headers['if-match'])
+      const vaga = await update(request.params.id, request.body, request.headers['if-match'], actorOf(request))
       setValidators(reply, vagaEtag(vaga, version), vaga.atualizadoEm)
       return toBody(vaga, hrefOf(request))
     })
@@ -165,7 +165,7 @@ const vagas: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     }, async (request, reply) => {
       const ifMatch = request.headers['if-match']
-      const outcome = await vagas.remove(request.params.id, ifMatchPrecondition(ifMatch, current => vagaEtag(current, version)))
+      const outcome = await vagas.remove(request.params.id, actorOf(request), ifMatchPrecondition(ifMatch, current => vagaEtag(current, version)))
       if (outcome.outcome === 'not-found') throw notFound()
       if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
       if (outcome.outcome === 'has-candidatos') {

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely'
 import { recruitment } from './0001-recruitment.js'
 import { emailKeyColumn } from './0002-email-key.js'
+import { events } from './0003-events.js'
 
 /**
  * Every migration, in order of name. Listed in code rather than read from a folder so the same
@@ -8,5 +9,6 @@ import { emailKeyColumn } from './0002-email-key.js'
  */
 export const migrations: Record<string, Migration> = {
   '0001-recruitment': recruitment,
-  '0002-email-key': emailKeyColumn
+  '0002-email-key': emailKeyColumn,
+  '0003-events': events
 }
