@@ -13,6 +13,7 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
   'vagas:write': 'Create, change and delete vacancies',
   'candidatos:read': 'Read candidates',
   'candidatos:write': 'Create candidates and run their actions (candidatar, aprovar, reprovar, transferir)',
+  'eventos:read': 'Read the event feed',
   'health:read': 'Detailed health endpoints',
   'metrics:read': 'Service metrics',
   'heartbeat:write': 'Push heartbeat messages',

@@ -8,6 +8,7 @@ import { documentGroups, documentedPath } from '../../src/openapi/groups.js'
 import { operationTraits } from '../../src/openapi/operation.js'
 import { candidatoVersions } from '../../src/http/resources/candidato-versions.js'
 import { vagaVersions } from '../../src/http/resources/vaga-versions.js'
+import { eventoVersions } from '../../src/http/resources/evento-versions.js'
 import { servedVersions, type VersionedResource } from '../../src/versioning/profiles.js'
 import { build } from '../helper.js'
 
@@ -85,11 +86,12 @@ t.test('every operation declares each catalogued problem it can answer, and the 
   const paging = Object.values(docs).flatMap(doc => Object.values(doc.paths).flatMap(ops => Object.values(ops)))
     .flatMap(operation => (operation.parameters ?? []).filter(p => p.in === 'query' && (p.name === 'limit' || p.name === 'offset')))
   // Three list operations per version (/vagas, /candidatos, /vagas/{id}/candidatos): each takes a
-  // limit, and an offset in the versions that page by offset.
+  // limit, and an offset in the versions that page by offset; the event feed takes a limit where it is served.
   const byOffset = (resource: VersionedResource<{ paging: string }>) => servedVersions(app.apiVersions, resource).filter(served => served.profile.paging === 'offset').length
   const versions = app.apiVersions.versions.length
-  t.equal(paging.length, 3 * versions + byOffset(vagaVersions) + 2 * byOffset(candidatoVersions),
-    `limit on the three list operations of each of ${versions} versions, offset on those paged by offset`)
+  const feeds = servedVersions(app.apiVersions, eventoVersions).filter(served => served.profile.served).length
+  t.equal(paging.length, 3 * versions + byOffset(vagaVersions) + 2 * byOffset(candidatoVersions) + feeds,
+    `limit on the three list operations of each of ${versions} versions and on the ${feeds} feeds, offset on those paged by offset`)
   t.same(paging.filter(p => p.required === true), [], 'paging parameters have defaults and are optional')
 })
 

@@ -12,7 +12,8 @@ import { Links, linksJson, type Link } from './common.js'
 export const MAX_OFFSET = 1_000_000
 
 // Optional, with defaults the validation fills in: a client may leave every paging parameter out.
-const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Items per page, 1 to ${MAX_LIMIT}` })
+export const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Items per page, 1 to ${MAX_LIMIT}` })
+export const Cursor = Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque: copy it from the `next` link' })
 
 /** How a version pages its collections: by `offset` (and reports the total), or by an opaque `cursor`. */
 export type Paging = 'offset' | 'cursor'
@@ -28,7 +29,7 @@ function offsetPagingQuery (sortFields: readonly string[], defaultSort: string) 
 function cursorPagingQuery (sortFields: readonly string[], defaultSort: string) {
   return {
     limit: Type.Optional(Limit),
-    cursor: Type.Optional(Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque: copy it from the `next` link' })),
+    cursor: Type.Optional(Cursor),
     sort: Type.Optional(Type.String({ pattern: SORT_PATTERN, description: `Comma-separated fields, \`-\` for descending: ${sortFields.join(', ')}. Default \`${defaultSort}\`` }))
   }
 }

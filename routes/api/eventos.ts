@@ -1,0 +1,73 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { DEFAULT_LIMIT, queryString } from '../../src/http/collection-query.js'
+import { problem } from '../../src/http/error-catalogue.js'
+import { Cursor, Limit, pageSchemaV2 } from '../../src/http/resources/collection.js'
+import { Id, hrefOf, problemResponse } from '../../src/http/resources/common.js'
+import { candidatoVersions } from '../../src/http/resources/candidato-versions.js'
+import { EventTypeSchema, decodeFeedCursor, encodeFeedCursor, eventoRepresentation, eventoSchema, feedScope } from '../../src/http/resources/evento.js'
+import { eventoVersions } from '../../src/http/resources/evento-versions.js'
+import { vagaVersions } from '../../src/http/resources/vaga-versions.js'
+import { PurgedPositionError } from '../../src/storage/eventos-repository.js'
+import { servedVersions } from '../../src/versioning/profiles.js'
+
+const FeedQuery = Type.Object({
+  tipo: Type.Optional(EventTypeSchema),
+  sujeitoId: Type.Optional({ ...Id, description: 'Only the events of this vaga or candidato' }),
+  limit: Type.Optional(Limit),
+  cursor: Type.Optional(Cursor)
+})
+
+/** GET /eventos (docs/api.md, "Events"): every state change, in commit order, from a cursor on. */
+const eventos: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { eventos } = fastify.repositories
+  const vagas = servedVersions(fastify.apiVersions, vagaVersions)
+  const candidatos = servedVersions(fastify.apiVersions, candidatoVersions)
+
+  servedVersions(fastify.apiVersions, eventoVersions).forEach(({ version, profile }, i) => {
+    if (!profile.served) return
+    const vaga = vagas[i]!.profile
+    const candidato = candidatos[i]!.profile
+    const subjects = { vaga: vaga.toBody, candidato: candidato.toBody }
+    fastify.get('/eventos', {
+      constraints: { apiVersion: version },
+      config: { scopes: ['eventos:read'], database: true },
+      schema: {
+        summary: 'Read the event feed',
+        description: 'One event per state change, oldest first in commit order. Filter by `tipo` and `sujeitoId`. The `next` link is always there: ' +
+          'follow it now while pages come back full, later to poll. A cursor from before the oldest event kept answers 410.',
+        tags: ['eventos'],
+        querystring: FeedQuery,
+        response: {
+          200: pageSchemaV2(eventoSchema(vaga.schema, candidato.schema)),
+          400: problemResponse('InvalidCursor'),
+          410: problemResponse('CursorExpired')
+        }
+      }
+    }, async (request) => {
+      const { tipo, sujeitoId, cursor } = request.query
+      const limit = request.query.limit ?? DEFAULT_LIMIT
+      const scope = feedScope({ tipo, sujeitoId })
+      const after = cursor === undefined ? undefined : decodeFeedCursor(cursor, scope)
+      let page
+      try {
+        page = await eventos.page({ filter: { type: tipo, subjectId: sujeitoId }, after, limit })
+      } catch (error) {
+        if (error instanceof PurgedPositionError) throw problem('CursorExpired')
+        throw error
+      }
+      const href = hrefOf(request)
+      const link = (at: string | undefined) => href('/eventos' + queryString({ tipo, sujeitoId, limit, cursor: at }))
+      return {
+        items: page.items.map(event => eventoRepresentation(event, href, subjects)),
+        limit,
+        links: [
+          { rel: 'self', href: link(cursor), method: 'GET' as const },
+          { rel: 'next', href: link(encodeFeedCursor(page.next, scope)), method: 'GET' as const }
+        ]
+      }
+    })
+  })
+}
+
+export default eventos
