@@ -23,10 +23,10 @@ export interface NewEvent {
  */
 export async function appendEvents (trx: Transaction<Schema>, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 0) return
-  await sql`select pg_advisory_xact_lock(${FEED_LOCK_KEY})`.execute(trx)
+  // The lock is a row source of the insert's select: no row, so no id, is drawn before it is held.
   await sql`insert into eventos (tipo, ator, sujeito_tipo, sujeito_id, dados)
     select tipo, ator, sujeito_tipo, sujeito_id, dados::jsonb
-    from unnest(${events.map(event => event.type)}::text[], ${events.map(event => event.actor)}::text[], ${events.map(event => event.subject.kind)}::text[],
+    from (select pg_advisory_xact_lock(${FEED_LOCK_KEY})) feed_lock, unnest(${events.map(event => event.type)}::text[], ${events.map(event => event.actor)}::text[], ${events.map(event => event.subject.kind)}::text[],
       ${events.map(event => event.subject.id)}::uuid[], ${events.map(event => event.data === null ? null : JSON.stringify(event.data))}::text[])
       with ordinality as e(tipo, ator, sujeito_tipo, sujeito_id, dados, n)
     order by n`.execute(trx)
