@@ -31,6 +31,8 @@ export const ConfigSchema = Type.Object({
   DATABASE_PREPARED_STATEMENTS: Type.Boolean({ default: true, description: 'true or false: send statements as named prepared statements (false behind a pooler in transaction mode)' }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000, description: 'milliseconds a PostgreSQL statement may run or wait for a lock before it is cancelled and its transaction rolled back, from 0 (no limit) to 3600000; unset: a second less than HANDLER_TIMEOUT' })),
   EVENT_RETENTION_HOURS: Type.Integer({ minimum: 1, maximum: 87600, default: 168, description: 'hours an event stays in the feed before the purge removes it, from 1 to 87600' }),
+  // Loopback, private and link-local targets are refused unless this is on (a test, a closed network).
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'true or false: accept webhook targets at loopback, private and link-local addresses' }),
   DATABASE_POOL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 2000, description: 'milliseconds a query may wait for a pooled connection before the request answers 503, from 100 to 600000' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'a redis:// connection URL' })),
   REDIS_KEY_PREFIX: Type.String({ default: 'recrutamento:', pattern: '^[A-Za-z0-9:_.-]{0,64}$', description: 'a key prefix of up to 64 characters from A-Za-z0-9:_.-' }),

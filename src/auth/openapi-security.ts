@@ -17,7 +17,8 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
   'health:read': 'Detailed health endpoints',
   'metrics:read': 'Service metrics',
   'heartbeat:write': 'Push heartbeat messages',
-  'tokens:revoke': 'Revoke access tokens and look revocations up'
+  'tokens:revoke': 'Revoke access tokens and look revocations up',
+  'webhooks:write': 'Manage webhook subscriptions and their signing secrets, and read their delivery attempts'
 }
 
 export function scopeDescription (scope: string): string | undefined {

@@ -85,6 +85,7 @@ const ENTRIES = [
   { status: 414, code: 'UriTooLong', detail: 'A segment of the URL path is longer than this service accepts.', when: 'A path segment where an id or name goes is longer than 100 characters', answeredBy: op => op.parametric },
   { status: 415, code: 'UnsupportedMediaType', detail: "The request body's Content-Type is not supported.", when: 'The body\'s Content-Type is not JSON', answeredBy: op => op.takesBody },
   { status: 422, code: 'VagaNotFound', detail: 'No vaga has this id.', when: 'No vaga has the id in `vagaId`', answeredBy: 'route' },
+  { status: 422, code: 'WebhookTargetRefused', detail: 'The webhook target is refused: it must be an http:// or https:// URL whose host has public addresses only.', when: 'The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address', answeredBy: 'route' },
   { status: 422, code: 'IdempotencyKeyReused', detail: 'This Idempotency-Key was already used with another request body.', when: 'The Idempotency-Key was used for another request', answeredBy: 'route' },
   { status: 429, code: 'RateLimited', detail: 'Too many requests; retry after the time in Retry-After.', when: 'The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry)', answeredBy: op => op.rateLimited },
   { status: 431, code: 'HeadersTooLarge', detail: 'The request headers are larger than this service accepts.', when: 'The request head is larger than HEADER_LIMIT', answeredBy: always },

@@ -3,6 +3,8 @@ import { createCandidatosRepository, type CandidatosRepository } from './candida
 import { createEventosRepository, type EventosRepository } from './eventos-repository.js'
 import { createIdempotencyRepository, type IdempotentOutcome, type IdempotentRequest, type StoredResponse } from './idempotency-repository.js'
 import type { Schema } from './schema.js'
+import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './webhook-deliveries-repository.js'
+import { createWebhooksRepository, type WebhooksRepository } from './webhooks-repository.js'
 import { createVagasRepository, type VagasRepository } from './vagas-repository.js'
 
 /** The resource repositories, over the database or over one transaction. */
@@ -14,6 +16,10 @@ export interface ResourceRepositories {
 export interface Repositories extends ResourceRepositories {
   /** The event feed: its pages and its retention purge. */
   eventos: EventosRepository
+  /** Webhook subscriptions and their signing secrets. */
+  webhooks: WebhooksRepository
+  /** What deliveries read and record: targets, attempts, failures. */
+  webhookDeliveries: WebhookDeliveriesRepository
   /** Idempotency-Keys: their purge; `once` runs the work they guard. */
   purgeExpiredIdempotencyKeys: () => Promise<number>
   /**
@@ -38,6 +44,8 @@ export function createRepositories (db: Kysely<Schema>, settings: RepositorySett
   return {
     ...resourceRepositories(db),
     eventos: createEventosRepository(db, settings.eventRetentionHours),
+    webhooks: createWebhooksRepository(db),
+    webhookDeliveries: createWebhookDeliveriesRepository(db),
     purgeExpiredIdempotencyKeys: () => idempotency.purgeExpired(),
     once: (request, work) => idempotency.run(request, trx => work(resourceRepositories(trx)))
   }

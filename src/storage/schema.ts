@@ -4,6 +4,7 @@ import type { CandidatoStatus } from '../domain/candidato.js'
 import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
+import type { AttemptError } from '../domain/webhook-attempt.js'
 import type { SubjectKind } from '../domain/events.js'
 
 /** Read as an IsoTimestamp (see timestamps.ts); written as a Date or left to the column default. */
@@ -73,6 +74,37 @@ export interface EventosRetencaoTable {
   removidos_ate: number
 }
 
+export interface WebhooksTable {
+  id: Generated<string>
+  url: string
+  tipos: string[]
+  ativo: boolean
+  segredo: string
+  desde_evento: number
+  falhando_desde: ColumnType<IsoTimestamp | null, Date | null | undefined, Date | null>
+  desativado_em: ColumnType<IsoTimestamp | null, Date | null | undefined, Date | null>
+  criado_em: Timestamp
+  atualizado_em: Timestamp
+}
+
+export interface WebhookTentativasTable {
+  id: GeneratedAlways<number>
+  webhook_id: string
+  evento_id: number
+  mensagem_id: string
+  numero: number
+  em: Timestamp
+  duracao_ms: number
+  codigo: number | null
+  resultado: 'sucesso' | 'falha'
+  erro: AttemptError | null
+}
+
+export interface WebhookDespachoTable {
+  unica: Generated<boolean>
+  ate_evento: number
+}
+
 // Statements name their columns, never `*`: a prepared statement keeps its result type, and a column a
 // newer instance's migration adds would otherwise fail it ("cached plan must not change result type").
 export const VAGA_COLUMNS = ['id', 'titulo', 'descricao', 'status', 'criado_em', 'atualizado_em', 'versao'] as const
@@ -80,6 +112,8 @@ export const CANDIDATO_COLUMNS = ['id', 'nome', 'email', 'status', 'vaga_id', 't
 /** A candidato as statements return it: its columns but the comparison key. */
 export type CandidatoRow = Pick<Selectable<CandidatosTable>, typeof CANDIDATO_COLUMNS[number]>
 export const IDEMPOTENCY_KEY_COLUMNS = ['scope', 'key', 'fingerprint', 'status_code', 'headers', 'body', 'created_at'] as const
+export const WEBHOOK_COLUMNS = ['id', 'url', 'tipos', 'ativo', 'desde_evento', 'falhando_desde', 'desativado_em', 'criado_em', 'atualizado_em'] as const
+export const WEBHOOK_ATTEMPT_COLUMNS = ['id', 'evento_id', 'mensagem_id', 'numero', 'em', 'duracao_ms', 'codigo', 'resultado', 'erro'] as const
 
 export interface Schema {
   vagas: VagasTable
@@ -88,4 +122,7 @@ export interface Schema {
   idempotency_keys: IdempotencyKeysTable
   eventos: EventosTable
   eventos_retencao: EventosRetencaoTable
+  webhooks: WebhooksTable
+  webhook_tentativas: WebhookTentativasTable
+  webhook_despacho: WebhookDespachoTable
 }

@@ -9,6 +9,7 @@ import { operationTraits } from '../../src/openapi/operation.js'
 import { candidatoVersions } from '../../src/http/resources/candidato-versions.js'
 import { vagaVersions } from '../../src/http/resources/vaga-versions.js'
 import { eventoVersions } from '../../src/http/resources/evento-versions.js'
+import { webhookVersions } from '../../src/http/resources/webhook-versions.js'
 import { servedVersions, type VersionedResource } from '../../src/versioning/profiles.js'
 import { build } from '../helper.js'
 
@@ -86,12 +87,13 @@ t.test('every operation declares each catalogued problem it can answer, and the 
   const paging = Object.values(docs).flatMap(doc => Object.values(doc.paths).flatMap(ops => Object.values(ops)))
     .flatMap(operation => (operation.parameters ?? []).filter(p => p.in === 'query' && (p.name === 'limit' || p.name === 'offset')))
   // Three list operations per version (/vagas, /candidatos, /vagas/{id}/candidatos): each takes a
-  // limit, and an offset in the versions that page by offset; the event feed takes a limit where it is served.
+  // limit, and an offset in the versions that page by offset; the event feed and the webhooks' attempts take a limit where they are served.
   const byOffset = (resource: VersionedResource<{ paging: string }>) => servedVersions(app.apiVersions, resource).filter(served => served.profile.paging === 'offset').length
   const versions = app.apiVersions.versions.length
   const feeds = servedVersions(app.apiVersions, eventoVersions).filter(served => served.profile.served).length
-  t.equal(paging.length, 3 * versions + byOffset(vagaVersions) + 2 * byOffset(candidatoVersions) + feeds,
-    `limit on the three list operations of each of ${versions} versions and on the ${feeds} feeds, offset on those paged by offset`)
+  const withWebhooks = servedVersions(app.apiVersions, webhookVersions).filter(served => served.profile.served).length
+  t.equal(paging.length, 3 * versions + byOffset(vagaVersions) + 2 * byOffset(candidatoVersions) + feeds + withWebhooks,
+    `limit on the three list operations of each of ${versions} versions, on the ${feeds} feeds and the ${withWebhooks} webhook attempt lists, offset on those paged by offset`)
   t.same(paging.filter(p => p.required === true), [], 'paging parameters have defaults and are optional')
 })
 

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely'
 import { recruitment } from './0001-recruitment.js'
 import { emailKeyColumn } from './0002-email-key.js'
 import { events } from './0003-events.js'
+import { webhooks } from './0004-webhooks.js'
 
 /**
  * Every migration, in order of name. Listed in code rather than read from a folder so the same
@@ -10,5 +11,6 @@ import { events } from './0003-events.js'
 export const migrations: Record<string, Migration> = {
   '0001-recruitment': recruitment,
   '0002-email-key': emailKeyColumn,
-  '0003-events': events
+  '0003-events': events,
+  '0004-webhooks': webhooks
 }

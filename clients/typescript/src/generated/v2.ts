@@ -285,6 +285,98 @@ export interface paths {
         patch: operations["patchApiVagasById"];
         trace?: never;
     };
+    "/api/v2/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook subscriptions
+         * @description Oldest first; secrets are never shown.
+         */
+        get: operations["getApiWebhooks"];
+        put?: never;
+        /**
+         * Subscribe to events
+         * @description Answers 201 with the subscription and its signing secret, shown this once. Events committed from now on that match `tipos` are POSTed to `url`.
+         */
+        post: operations["postApiWebhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a webhook subscription
+         * @description Its target, types and state; never its secret.
+         */
+        get: operations["getApiWebhooksById"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook subscription
+         * @description Nothing more is delivered to it.
+         */
+        delete: operations["deleteApiWebhooksById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook subscription
+         * @description Sets the fields sent. `ativo: true` turns on a subscription its failures disabled.
+         */
+        patch: operations["patchApiWebhooksById"];
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}/rotacionar-segredo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret
+         * @description Answers the new secret, shown this once. Deliveries from now on, retries included, are signed with it alone.
+         */
+        post: operations["postApiWebhooksByIdRotacionarSegredo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/webhooks/{id}/tentativas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts
+         * @description The newest attempts first: when, how long, the receiver's status code, and the outcome.
+         */
+        get: operations["getApiWebhooksByIdTentativas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -9352,6 +9444,2316 @@ export interface operations {
                     "application/problem+json": {
                         /** @enum {string} */
                         code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The supported API versions */
+                    "api-supported-versions"?: string;
+                    /** @description The deprecated API versions */
+                    "api-deprecated-versions"?: string;
+                    /** @description The API version that served the request */
+                    "x-api-version"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * @description A lower-case UUID
+                             * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                             */
+                            id: string;
+                            /**
+                             * Format: uri
+                             * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                             * @example https://example.com/hooks/recrutamento
+                             */
+                            url: string;
+                            /** @description The event types delivered; empty: every type */
+                            tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
+                            /** @description Whether events are delivered; turning it on again forgets past failures */
+                            ativo: boolean;
+                            /**
+                             * Format: date-time
+                             * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
+                             */
+                            desativadoEm: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
+                             */
+                            criadoEm: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
+                             */
+                            atualizadoEm: string;
+                            links: {
+                                /** @description `self`, `edit`, a related resource, or an action name */
+                                rel: string;
+                                /** @description The URI in the API version that served this representation */
+                                href: string;
+                                /** @enum {string} */
+                                method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description - `InvalidApiVersion`: A version is malformed; `sources` names where
+             *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
+             *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InvalidApiVersion",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "A version is malformed; `sources` names where.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "InvalidApiVersion",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "InsufficientScope",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InsufficientScope";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RequestTimeout`: The request did not arrive within REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RequestTimeout",
+                     *       "title": "Request Timeout",
+                     *       "status": 408,
+                     *       "detail": "The request did not arrive within REQUEST_TIMEOUT.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "RequestTimeout",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RequestTimeout";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RateLimited`: The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RateLimited",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry).",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "RateLimited",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RateLimited";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `HeadersTooLarge`: The request head is larger than HEADER_LIMIT */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:HeadersTooLarge",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request head is larger than HEADER_LIMIT.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "HeadersTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "HeadersTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InternalError`: An unexpected failure; details are only in the service log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InternalError",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected failure; details are only in the service log.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "InternalError",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InternalError";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
+             *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `Overloaded`: The service is shedding load (Retry-After)
+             *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ServiceUnavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is down.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "ServiceUnavailable",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                     * @example https://example.com/hooks/recrutamento
+                     */
+                    url: string;
+                    /** @description The event types delivered; empty: every type */
+                    tipos?: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
+                    /** @description Whether events are delivered; turning it on again forgets past failures */
+                    ativo?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The new subscription and its signing secret */
+            201: {
+                headers: {
+                    /** @description The supported API versions */
+                    "api-supported-versions"?: string;
+                    /** @description The deprecated API versions */
+                    "api-deprecated-versions"?: string;
+                    /** @description The API version that served the request */
+                    "x-api-version"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description A lower-case UUID
+                         * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                         */
+                        id: string;
+                        /**
+                         * Format: uri
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @example https://example.com/hooks/recrutamento
+                         */
+                        url: string;
+                        /** @description The event types delivered; empty: every type */
+                        tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
+                        /** @description Whether events are delivered; turning it on again forgets past failures */
+                        ativo: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
+                         */
+                        desativadoEm: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
+                         */
+                        criadoEm: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
+                         */
+                        atualizadoEm: string;
+                        links: {
+                            /** @description `self`, `edit`, a related resource, or an action name */
+                            rel: string;
+                            /** @description The URI in the API version that served this representation */
+                            href: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                        }[];
+                        /** @description The signing secret (Standard Webhooks form); shown only in this answer */
+                        segredo: string;
+                    };
+                };
+            };
+            /**
+             * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
+             *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
+             *     - `InvalidContentLength`: Content-Length does not match the body
+             *     - `InvalidApiVersion`: A version is malformed; `sources` names where
+             *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
+             *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ValidationFailed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "A field fails its schema; `errors` lists each one.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "ValidationFailed",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ValidationFailed" | "InvalidJson" | "EmptyJsonBody" | "InvalidContentLength" | "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "InsufficientScope",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InsufficientScope";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RequestTimeout`: The request did not arrive within REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RequestTimeout",
+                     *       "title": "Request Timeout",
+                     *       "status": 408,
+                     *       "detail": "The request did not arrive within REQUEST_TIMEOUT.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "RequestTimeout",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RequestTimeout";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `BodyTooLarge`: The body is larger than this operation accepts (BODY_LIMIT) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:BodyTooLarge",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than this operation accepts (BODY_LIMIT).",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "BodyTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "BodyTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UnsupportedMediaType`: The body's Content-Type is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UnsupportedMediaType",
+                     *       "title": "Unsupported Media Type",
+                     *       "status": 415,
+                     *       "detail": "The body's Content-Type is not JSON.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "UnsupportedMediaType",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UnsupportedMediaType";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `WebhookTargetRefused`: The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:WebhookTargetRefused",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "WebhookTargetRefused",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "WebhookTargetRefused";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RateLimited`: The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RateLimited",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry).",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "RateLimited",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RateLimited";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `HeadersTooLarge`: The request head is larger than HEADER_LIMIT */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:HeadersTooLarge",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request head is larger than HEADER_LIMIT.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "HeadersTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "HeadersTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InternalError`: An unexpected failure; details are only in the service log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InternalError",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected failure; details are only in the service log.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "InternalError",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InternalError";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
+             *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
+             *     - `Overloaded`: The service is shedding load (Retry-After)
+             *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ServiceUnavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is down.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "ServiceUnavailable",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A lower-case UUID
+                 * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook subscription */
+            200: {
+                headers: {
+                    /** @description The supported API versions */
+                    "api-supported-versions"?: string;
+                    /** @description The deprecated API versions */
+                    "api-deprecated-versions"?: string;
+                    /** @description The API version that served the request */
+                    "x-api-version"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description A lower-case UUID
+                         * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                         */
+                        id: string;
+                        /**
+                         * Format: uri
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @example https://example.com/hooks/recrutamento
+                         */
+                        url: string;
+                        /** @description The event types delivered; empty: every type */
+                        tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
+                        /** @description Whether events are delivered; turning it on again forgets past failures */
+                        ativo: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
+                         */
+                        desativadoEm: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
+                         */
+                        criadoEm: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
+                         */
+                        atualizadoEm: string;
+                        links: {
+                            /** @description `self`, `edit`, a related resource, or an action name */
+                            rel: string;
+                            /** @description The URI in the API version that served this representation */
+                            href: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description - `InvalidApiVersion`: A version is malformed; `sources` names where
+             *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
+             *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InvalidApiVersion",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "A version is malformed; `sources` names where.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InvalidApiVersion",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InsufficientScope",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InsufficientScope";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `NotFound`: No resource is found at this URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:NotFound",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No resource is found at this URI.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "NotFound",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "NotFound";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RequestTimeout`: The request did not arrive within REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RequestTimeout",
+                     *       "title": "Request Timeout",
+                     *       "status": 408,
+                     *       "detail": "The request did not arrive within REQUEST_TIMEOUT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "RequestTimeout",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RequestTimeout";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UriTooLong`: A path segment where an id or name goes is longer than 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UriTooLong",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "A path segment where an id or name goes is longer than 100 characters.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "UriTooLong",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UriTooLong";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RateLimited`: The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RateLimited",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "RateLimited",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RateLimited";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `HeadersTooLarge`: The request head is larger than HEADER_LIMIT */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:HeadersTooLarge",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request head is larger than HEADER_LIMIT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "HeadersTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "HeadersTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InternalError`: An unexpected failure; details are only in the service log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InternalError",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected failure; details are only in the service log.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InternalError",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InternalError";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
+             *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `Overloaded`: The service is shedding load (Retry-After)
+             *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ServiceUnavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is down.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "ServiceUnavailable",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteApiWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A lower-case UUID
+                 * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    /** @description The supported API versions */
+                    "api-supported-versions"?: string;
+                    /** @description The deprecated API versions */
+                    "api-deprecated-versions"?: string;
+                    /** @description The API version that served the request */
+                    "x-api-version"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
+             *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
+             *     - `InvalidContentLength`: Content-Length does not match the body
+             *     - `InvalidApiVersion`: A version is malformed; `sources` names where
+             *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
+             *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InvalidJson",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "The body is not valid JSON, not valid UTF-8, or holds a lone surrogate.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InvalidJson",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InvalidJson" | "EmptyJsonBody" | "InvalidContentLength" | "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InsufficientScope",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InsufficientScope";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `NotFound`: No resource is found at this URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:NotFound",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No resource is found at this URI.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "NotFound",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "NotFound";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RequestTimeout`: The request did not arrive within REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RequestTimeout",
+                     *       "title": "Request Timeout",
+                     *       "status": 408,
+                     *       "detail": "The request did not arrive within REQUEST_TIMEOUT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "RequestTimeout",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RequestTimeout";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `BodyTooLarge`: The body is larger than this operation accepts (BODY_LIMIT) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:BodyTooLarge",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than this operation accepts (BODY_LIMIT).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "BodyTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "BodyTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UriTooLong`: A path segment where an id or name goes is longer than 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UriTooLong",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "A path segment where an id or name goes is longer than 100 characters.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "UriTooLong",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UriTooLong";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UnsupportedMediaType`: The body's Content-Type is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UnsupportedMediaType",
+                     *       "title": "Unsupported Media Type",
+                     *       "status": 415,
+                     *       "detail": "The body's Content-Type is not JSON.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "UnsupportedMediaType",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UnsupportedMediaType";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RateLimited`: The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RateLimited",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "RateLimited",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RateLimited";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `HeadersTooLarge`: The request head is larger than HEADER_LIMIT */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:HeadersTooLarge",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request head is larger than HEADER_LIMIT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "HeadersTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "HeadersTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InternalError`: An unexpected failure; details are only in the service log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InternalError",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected failure; details are only in the service log.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InternalError",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InternalError";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
+             *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
+             *     - `Overloaded`: The service is shedding load (Retry-After)
+             *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ServiceUnavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is down.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "ServiceUnavailable",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchApiWebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A lower-case UUID
+                 * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                     * @example https://example.com/hooks/recrutamento
+                     */
+                    url?: string;
+                    /** @description The event types delivered; empty: every type */
+                    tipos?: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
+                    /** @description Whether events are delivered; turning it on again forgets past failures */
+                    ativo?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description A webhook subscription */
+            200: {
+                headers: {
+                    /** @description The supported API versions */
+                    "api-supported-versions"?: string;
+                    /** @description The deprecated API versions */
+                    "api-deprecated-versions"?: string;
+                    /** @description The API version that served the request */
+                    "x-api-version"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description A lower-case UUID
+                         * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                         */
+                        id: string;
+                        /**
+                         * Format: uri
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @example https://example.com/hooks/recrutamento
+                         */
+                        url: string;
+                        /** @description The event types delivered; empty: every type */
+                        tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
+                        /** @description Whether events are delivered; turning it on again forgets past failures */
+                        ativo: boolean;
+                        /**
+                         * Format: date-time
+                         * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
+                         */
+                        desativadoEm: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
+                         */
+                        criadoEm: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
+                         */
+                        atualizadoEm: string;
+                        links: {
+                            /** @description `self`, `edit`, a related resource, or an action name */
+                            rel: string;
+                            /** @description The URI in the API version that served this representation */
+                            href: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
+             *     - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
+             *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
+             *     - `InvalidContentLength`: Content-Length does not match the body
+             *     - `InvalidApiVersion`: A version is malformed; `sources` names where
+             *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
+             *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ValidationFailed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "A field fails its schema; `errors` lists each one.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "ValidationFailed",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ValidationFailed" | "InvalidJson" | "EmptyJsonBody" | "InvalidContentLength" | "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InsufficientScope",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InsufficientScope";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `NotFound`: No resource is found at this URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:NotFound",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No resource is found at this URI.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "NotFound",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "NotFound";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RequestTimeout`: The request did not arrive within REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RequestTimeout",
+                     *       "title": "Request Timeout",
+                     *       "status": 408,
+                     *       "detail": "The request did not arrive within REQUEST_TIMEOUT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "RequestTimeout",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RequestTimeout";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `BodyTooLarge`: The body is larger than this operation accepts (BODY_LIMIT) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:BodyTooLarge",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than this operation accepts (BODY_LIMIT).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "BodyTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "BodyTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UriTooLong`: A path segment where an id or name goes is longer than 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UriTooLong",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "A path segment where an id or name goes is longer than 100 characters.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "UriTooLong",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UriTooLong";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UnsupportedMediaType`: The body's Content-Type is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UnsupportedMediaType",
+                     *       "title": "Unsupported Media Type",
+                     *       "status": 415,
+                     *       "detail": "The body's Content-Type is not JSON.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "UnsupportedMediaType",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UnsupportedMediaType";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `WebhookTargetRefused`: The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:WebhookTargetRefused",
+                     *       "title": "Unprocessable Entity",
+                     *       "status": 422,
+                     *       "detail": "The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "WebhookTargetRefused",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "WebhookTargetRefused";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RateLimited`: The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RateLimited",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "RateLimited",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RateLimited";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `HeadersTooLarge`: The request head is larger than HEADER_LIMIT */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:HeadersTooLarge",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request head is larger than HEADER_LIMIT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "HeadersTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "HeadersTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InternalError`: An unexpected failure; details are only in the service log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InternalError",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected failure; details are only in the service log.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "InternalError",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InternalError";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
+             *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
+             *     - `Overloaded`: The service is shedding load (Retry-After)
+             *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ServiceUnavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is down.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
+                     *       "code": "ServiceUnavailable",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiWebhooksByIdRotacionarSegredo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A lower-case UUID
+                 * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new signing secret; deliveries from now on are signed with it alone */
+            200: {
+                headers: {
+                    /** @description The supported API versions */
+                    "api-supported-versions"?: string;
+                    /** @description The deprecated API versions */
+                    "api-deprecated-versions"?: string;
+                    /** @description The API version that served the request */
+                    "x-api-version"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The signing secret (Standard Webhooks form); shown only in this answer */
+                        segredo: string;
+                    };
+                };
+            };
+            /**
+             * @description - `InvalidJson`: The body is not valid JSON, not valid UTF-8, or holds a lone surrogate
+             *     - `EmptyJsonBody`: The body is empty although its Content-Type is JSON
+             *     - `InvalidContentLength`: Content-Length does not match the body
+             *     - `InvalidApiVersion`: A version is malformed; `sources` names where
+             *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
+             *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InvalidJson",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "The body is not valid JSON, not valid UTF-8, or holds a lone surrogate.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "InvalidJson",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InvalidJson" | "EmptyJsonBody" | "InvalidContentLength" | "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "InsufficientScope",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InsufficientScope";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `NotFound`: No resource is found at this URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:NotFound",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No resource is found at this URI.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "NotFound",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "NotFound";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RequestTimeout`: The request did not arrive within REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RequestTimeout",
+                     *       "title": "Request Timeout",
+                     *       "status": 408,
+                     *       "detail": "The request did not arrive within REQUEST_TIMEOUT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "RequestTimeout",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RequestTimeout";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `BodyTooLarge`: The body is larger than this operation accepts (BODY_LIMIT) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:BodyTooLarge",
+                     *       "title": "Payload Too Large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than this operation accepts (BODY_LIMIT).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "BodyTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "BodyTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UriTooLong`: A path segment where an id or name goes is longer than 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UriTooLong",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "A path segment where an id or name goes is longer than 100 characters.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "UriTooLong",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UriTooLong";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UnsupportedMediaType`: The body's Content-Type is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UnsupportedMediaType",
+                     *       "title": "Unsupported Media Type",
+                     *       "status": 415,
+                     *       "detail": "The body's Content-Type is not JSON.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "UnsupportedMediaType",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UnsupportedMediaType";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RateLimited`: The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RateLimited",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "RateLimited",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RateLimited";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `HeadersTooLarge`: The request head is larger than HEADER_LIMIT */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:HeadersTooLarge",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request head is larger than HEADER_LIMIT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "HeadersTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "HeadersTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InternalError`: An unexpected failure; details are only in the service log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InternalError",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected failure; details are only in the service log.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "InternalError",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InternalError";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
+             *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `StorageFull`: The database's disk is full; nothing was stored (Retry-After)
+             *     - `Overloaded`: The service is shedding load (Retry-After)
+             *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ServiceUnavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is down.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/rotacionar-segredo",
+                     *       "code": "ServiceUnavailable",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "StorageFull" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiWebhooksByIdTentativas: {
+        parameters: {
+            query?: {
+                /** @description How many attempts, newest first */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description A lower-case UUID
+                 * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The supported API versions */
+                    "api-supported-versions"?: string;
+                    /** @description The deprecated API versions */
+                    "api-deprecated-versions"?: string;
+                    /** @description The API version that served the request */
+                    "x-api-version"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            /** @description The event delivered, as in GET /eventos */
+                            eventoId: number;
+                            /** @description The `webhook-id` header: the same for every attempt at one delivery */
+                            mensagemId: string;
+                            /** @description Which attempt at this delivery */
+                            numero: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
+                             */
+                            em: string;
+                            /** @description How long the attempt took, in milliseconds */
+                            duracaoMs: number;
+                            /** @description The receiver's status code; null when it did not answer */
+                            codigo: number | null;
+                            /** @enum {string} */
+                            resultado: "sucesso" | "falha";
+                            /** @description Why it failed: no answer in time, no connection, a target that is not public, a redirect, or another status than 2xx */
+                            erro: ("timeout" | "connection" | "refused-target" | "redirect" | "status") | null;
+                        }[];
+                    };
+                };
+            };
+            /**
+             * @description - `ValidationFailed`: A field fails its schema; `errors` lists each one
+             *     - `InvalidApiVersion`: A version is malformed; `sources` names where
+             *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
+             *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
+             *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ValidationFailed",
+                     *       "title": "Bad Request",
+                     *       "status": 400,
+                     *       "detail": "A field fails its schema; `errors` lists each one.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "ValidationFailed",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ValidationFailed" | "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `TokenRequired`: No bearer token was sent
+             *     - `InvalidToken`: The token is malformed, expired, revoked or not for this service (WWW-Authenticate names the cause)
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:TokenRequired",
+                     *       "title": "Unauthorized",
+                     *       "status": 401,
+                     *       "detail": "No bearer token was sent.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "TokenRequired",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "TokenRequired" | "InvalidToken";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "InsufficientScope",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InsufficientScope";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `NotFound`: No resource is found at this URI */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:NotFound",
+                     *       "title": "Not Found",
+                     *       "status": 404,
+                     *       "detail": "No resource is found at this URI.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "NotFound",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "NotFound";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RequestTimeout`: The request did not arrive within REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RequestTimeout",
+                     *       "title": "Request Timeout",
+                     *       "status": 408,
+                     *       "detail": "The request did not arrive within REQUEST_TIMEOUT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "RequestTimeout",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RequestTimeout";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `UriTooLong`: A path segment where an id or name goes is longer than 100 characters */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:UriTooLong",
+                     *       "title": "URI Too Long",
+                     *       "status": 414,
+                     *       "detail": "A path segment where an id or name goes is longer than 100 characters.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "UriTooLong",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "UriTooLong";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `RateLimited`: The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:RateLimited",
+                     *       "title": "Too Many Requests",
+                     *       "status": 429,
+                     *       "detail": "The caller used up RATE_LIMIT_MAX for this window (Retry-After says when to retry).",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "RateLimited",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "RateLimited";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `HeadersTooLarge`: The request head is larger than HEADER_LIMIT */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:HeadersTooLarge",
+                     *       "title": "Request Header Fields Too Large",
+                     *       "status": 431,
+                     *       "detail": "The request head is larger than HEADER_LIMIT.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "HeadersTooLarge",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "HeadersTooLarge";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /** @description - `InternalError`: An unexpected failure; details are only in the service log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:InternalError",
+                     *       "title": "Internal Server Error",
+                     *       "status": 500,
+                     *       "detail": "An unexpected failure; details are only in the service log.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "InternalError",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "InternalError";
+                    } & components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description - `ServiceUnavailable`: A dependency is down
+             *     - `Starting`: The instance has not yet been ready for the first time (Retry-After)
+             *     - `DatabaseUnavailable`: The database is unreachable or not migrated yet (Retry-After)
+             *     - `Overloaded`: The service is shedding load (Retry-After)
+             *     - `HandlerTimeout`: The request took longer than HANDLER_TIMEOUT (Retry-After)
+             *     - `TokenCheckUnavailable`: The key server or introspection endpoint is down (Retry-After)
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:ServiceUnavailable",
+                     *       "title": "Service Unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency is down.",
+                     *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69/tentativas",
+                     *       "code": "ServiceUnavailable",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
             };

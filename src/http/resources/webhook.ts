@@ -1,0 +1,55 @@
+// The webhook subscription representation, and its delivery attempts.
+import { Type } from '@sinclair/typebox'
+import type { WebhookRecord } from '../../storage/webhooks-repository.js'
+import { EVENT_TYPES } from '../../domain/events.js'
+import { ATTEMPT_ERRORS } from '../../domain/webhook-attempt.js'
+import { Id, Links, NullableString, StringEnum, Timestamp } from './common.js'
+
+export const webhookPath = (id: string): string => `/webhooks/${id}`
+
+const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'Where deliveries are POSTed: an http:// or https:// URL reaching a public address', examples: ['https://example.com/hooks/recrutamento'] })
+const Tipos = Type.Array(StringEnum(EVENT_TYPES), { uniqueItems: true, maxItems: 50, description: 'The event types delivered; empty: every type' })
+const Ativo = Type.Boolean({ description: 'Whether events are delivered; turning it on again forgets past failures' })
+
+export const WebhookCreateSchema = Type.Object({ url: Url, tipos: Type.Optional(Tipos), ativo: Type.Optional(Ativo) }, { additionalProperties: false })
+export const WebhookPatchSchema = Type.Object({ url: Type.Optional(Url), tipos: Type.Optional(Tipos), ativo: Type.Optional(Ativo) }, { additionalProperties: false, minProperties: 1 })
+
+export const WebhookSchema = Type.Object({
+  id: Id,
+  url: Url,
+  tipos: Tipos,
+  ativo: Ativo,
+  desativadoEm: { ...NullableString({ description: 'When failures disabled it (docs/api.md, "Webhooks"); null otherwise' }), format: 'date-time' },
+  criadoEm: Timestamp,
+  atualizadoEm: Timestamp,
+  links: Links
+}, { description: 'A webhook subscription' })
+
+const Segredo = Type.String({ pattern: '^whsec_[A-Za-z0-9+/]+=*$', description: 'The signing secret (Standard Webhooks form); shown only in this answer' })
+
+export const WebhookCreatedSchema = Type.Object({ ...WebhookSchema.properties, segredo: Segredo }, { description: 'The new subscription and its signing secret' })
+export const SecretSchema = Type.Object({ segredo: Segredo }, { description: 'The new signing secret; deliveries from now on are signed with it alone' })
+
+export const AttemptSchema = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  eventoId: Type.Integer({ minimum: 1, description: 'The event delivered, as in GET /eventos' }),
+  mensagemId: Type.String({ description: 'The `webhook-id` header: the same for every attempt at one delivery' }),
+  numero: Type.Integer({ minimum: 1, description: 'Which attempt at this delivery' }),
+  em: Timestamp,
+  duracaoMs: Type.Integer({ minimum: 0, description: 'How long the attempt took, in milliseconds' }),
+  codigo: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver\'s status code; null when it did not answer' }),
+  resultado: StringEnum(['sucesso', 'falha'] as const),
+  erro: Type.Union([StringEnum(ATTEMPT_ERRORS), Type.Null()], { description: 'Why it failed: no answer in time, no connection, a target that is not public, a redirect, or another status than 2xx' })
+}, { description: 'One delivery attempt' })
+
+export function webhookRepresentation (webhook: WebhookRecord, href: (path: string) => string) {
+  const self = href(webhookPath(webhook.id))
+  return {
+    ...webhook,
+    links: [
+      { rel: 'self', href: self, method: 'GET' as const },
+      { rel: 'tentativas', href: `${self}/tentativas`, method: 'GET' as const },
+      { rel: 'rotacionar-segredo', href: `${self}/rotacionar-segredo`, method: 'POST' as const }
+    ]
+  }
+}

@@ -1,0 +1,92 @@
+// Webhook subscriptions: the secret shown once, rotation, scopes, and targets that are refused.
+import t from 'tap'
+import type { FastifyInstance } from 'fastify'
+import { bearer, build } from '../../helper.js'
+
+const SCOPE = 'webhooks:write'
+
+async function app (t: Parameters<typeof build>[0], env: Record<string, string> = {}): Promise<FastifyInstance> {
+  const built = await build(t, { env })
+  await built.health.lifecycle.reached('serving')
+  return built
+}
+
+t.test('create, read, change, rotate, remove', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  const headers = await bearer({ scope: SCOPE })
+  const created = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'http://127.0.0.1:9/hook', tipos: ['vaga.criada'] } })
+  t.equal(created.statusCode, 201, created.body)
+  const webhook = created.json()
+  t.match(webhook, { url: 'http://127.0.0.1:9/hook', tipos: ['vaga.criada'], ativo: true, desativadoEm: null, segredo: /^whsec_/ })
+  t.equal(created.headers.location, `/api/v2/webhooks/${webhook.id}`)
+
+  const read = await service.inject({ url: `/api/v2/webhooks/${webhook.id}`, headers })
+  t.equal(read.statusCode, 200)
+  t.notOk('segredo' in read.json(), 'the secret is not shown again')
+  const list = await service.inject({ url: '/api/v2/webhooks', headers })
+  t.same(list.json().items.map((item: { id: string }) => item.id), [webhook.id])
+  t.notOk(list.body.includes(webhook.segredo), 'nor in the list')
+
+  const changed = await service.inject({ method: 'PATCH', url: `/api/v2/webhooks/${webhook.id}`, headers, payload: { tipos: [], ativo: false } })
+  t.match(changed.json(), { tipos: [], ativo: false })
+
+  const rotated = await service.inject({ method: 'POST', url: `/api/v2/webhooks/${webhook.id}/rotacionar-segredo`, headers })
+  t.equal(rotated.statusCode, 200)
+  t.match(rotated.json().segredo, /^whsec_/)
+  t.not(rotated.json().segredo, webhook.segredo, 'a new secret')
+
+  const attempts = await service.inject({ url: `/api/v2/webhooks/${webhook.id}/tentativas`, headers })
+  t.same(attempts.json(), { items: [] }, 'no attempts yet')
+
+  t.equal((await service.inject({ method: 'DELETE', url: `/api/v2/webhooks/${webhook.id}`, headers })).statusCode, 204)
+  t.equal((await service.inject({ url: `/api/v2/webhooks/${webhook.id}`, headers })).statusCode, 404)
+  t.equal((await service.inject({ method: 'POST', url: `/api/v2/webhooks/${webhook.id}/rotacionar-segredo`, headers })).statusCode, 404)
+  t.equal((await service.inject({ url: `/api/v2/webhooks/${webhook.id}/tentativas`, headers })).statusCode, 404)
+
+  const invalid = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'ftp://example.com/', tipos: ['nada'] } })
+  t.match(invalid.json(), { status: 400, code: 'ValidationFailed' })
+})
+
+t.test('webhooks:write is needed, even to read; only version 2 serves them', async t => {
+  const service = await app(t)
+  t.equal((await service.inject({ url: '/api/v2/webhooks' })).statusCode, 401)
+  const reader = await bearer({ scope: 'vagas:read vagas:write candidatos:read candidatos:write' })
+  const denied = await service.inject({ url: '/api/v2/webhooks', headers: reader })
+  t.match(denied.json(), { status: 403, code: 'InsufficientScope' })
+  const created = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers: reader, payload: { url: 'https://example.com/hook' } })
+  t.equal(created.statusCode, 403)
+  const v1 = await service.inject({ url: '/api/v1/webhooks', headers: await bearer({ scope: SCOPE }) })
+  t.match(v1.json(), { status: 400, code: 'UnsupportedApiVersion' })
+})
+
+const LOCAL_TARGETS = [
+  'http://127.0.0.1/hook', 'http://10.1.2.3/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://[fe80::1]/hook',
+  'http://[::ffff:127.0.0.1]/hook', 'http://localhost:8080/hook', 'https://192.168.0.10/hook'
+]
+
+t.test('targets that are not public are refused', async t => {
+  const service = await app(t)
+  const headers = await bearer({ scope: SCOPE })
+  for (const url of LOCAL_TARGETS) {
+    const res = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url } })
+    t.match(res.json(), { status: 422, code: 'WebhookTargetRefused' }, url)
+  }
+  t.same((await service.inject({ url: '/api/v2/webhooks', headers })).json().items, [], 'none was stored')
+})
+
+t.test('unless WEBHOOK_ALLOW_PRIVATE_TARGETS allows them', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  const headers = await bearer({ scope: SCOPE })
+  for (const url of LOCAL_TARGETS) {
+    const res = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url } })
+    t.equal(res.statusCode, 201, url)
+  }
+})
+
+t.test('a change of URL is checked the same way', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' })
+  const headers = await bearer({ scope: SCOPE })
+  // No public name resolves in every test environment: the refusal is what is checked here.
+  const res = await service.inject({ method: 'PATCH', url: '/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69', headers, payload: { url: 'http://127.0.0.1/' } })
+  t.match(res.json(), { status: 422, code: 'WebhookTargetRefused' })
+})
