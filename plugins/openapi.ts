@@ -8,6 +8,7 @@ import { bearerOnly, securitySchemes } from '../src/auth/openapi-security.js'
 import { dropUnusedSecuritySchemes, operationSchema } from '../src/openapi/operation.js'
 import { shareProblemSchema } from '../src/openapi/problems.js'
 import { serveDocument } from '../src/openapi/served-document.js'
+import { webhookDescriptions } from '../src/openapi/webhooks.js'
 import { setRoutePolicyDefaults } from '../src/http/route-policy.js'
 
 type OpenApiDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { tags?: string[] }>> }
@@ -56,7 +57,7 @@ async function openapi (fastify: FastifyInstance): Promise<void> {
         const used = Object.values(document.paths ?? {}).flatMap(operations => Object.values(operations).flatMap(operation => operation.tags ?? []))
         // The scopes are known once every route is declared: the same set the RFC 9728 metadata lists.
         const components = { ...(document.components as object | undefined), securitySchemes: securitySchemes(fastify.config.AUTH_TOKEN_URL, fastify.declaredScopes) }
-        return dropUnusedSecuritySchemes(shareProblemSchema({ ...document, components, tags: tagObjects(used) })) as never
+        return dropUnusedSecuritySchemes(shareProblemSchema({ ...document, ...webhookDescriptions(table, group.version), components, tags: tagObjects(used) })) as never
       }
     })
   }

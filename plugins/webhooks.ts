@@ -1,10 +1,15 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import { logCause } from '../src/health/log-cause.js'
+import { deliveryHandler } from '../src/webhooks/deliver.js'
+import { startDeliveryQueue, type DeliveryQueue } from '../src/webhooks/delivery-queue.js'
+import { anySubscription, dispatchEvents } from '../src/webhooks/dispatch.js'
+import { eventRepresentation } from '../src/webhooks/event-source.js'
 import { newSigningSecret } from '../src/webhooks/signing-secret.js'
 import { checkTargetUrl } from '../src/webhooks/target-lookup.js'
 
 export interface Webhooks {
-  /** Why a target URL is refused (not http(s), not public, or not resolving), or undefined when it is allowed. */
+  /** Why a target URL is refused (not public, or its name does not resolve), or undefined when it is allowed. */
   checkTarget: (url: string) => Promise<string | undefined>
   newSecret: () => string
 }
@@ -15,13 +20,61 @@ declare module 'fastify' {
   }
 }
 
-/** Webhook subscriptions' rules: which targets are allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS) and their secrets. */
+// How long an attempt may stay active past its timeout before the queue takes its instance for gone.
+const EXPIRY_MARGIN_SECONDS = 30
+
+/**
+ * Webhook delivery. Each dispatch interval, an instance asks whether any subscription is enabled;
+ * from the first one on, it runs the job queue and dispatches new events into it. A service without
+ * subscriptions pays for that one question per interval, and nothing else.
+ */
 async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
-  const allowPrivateTargets = fastify.config.WEBHOOK_ALLOW_PRIVATE_TARGETS
+  const { config, storage, repositories } = fastify
+  const log = fastify.log.child({ component: 'webhooks' })
+  const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS
+  const represent = eventRepresentation(fastify.apiVersions)
+  const handler = deliveryHandler(repositories.webhookDeliveries, {
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivateTargets,
+    disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS
+  })
+  const settings = {
+    workers: config.WEBHOOK_WORKERS,
+    perSubscription: config.WEBHOOK_CONCURRENCY,
+    pollingSeconds: Math.max(0.5, config.WEBHOOK_DISPATCH_INTERVAL_MS / 1000),
+    retryLimit: config.WEBHOOK_RETRY_LIMIT,
+    retryDelaySeconds: config.WEBHOOK_RETRY_DELAY_SECONDS,
+    retryDelayMaxSeconds: config.WEBHOOK_RETRY_DELAY_MAX_SECONDS,
+    expireSeconds: Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + EXPIRY_MARGIN_SECONDS
+  }
+
+  let queue: DeliveryQueue | undefined
+  async function tick (): Promise<void> {
+    if (storage.state() !== 'ready') return
+    if (queue === undefined) {
+      if (!await anySubscription(storage.db)) return
+      queue = await startDeliveryQueue(storage.db, settings, handler, error => log.warn(logCause(error), 'webhook delivery queue failed'))
+      log.info('webhook delivery queue started')
+    }
+    if (await dispatchEvents(storage.db, queue, represent) > 0) queue.wake()
+  }
+
+  let running: Promise<void> | undefined
+  const timer = setInterval(() => {
+    if (running !== undefined) return
+    running = tick().catch(error => { log.warn(logCause(error), 'webhook dispatch failed') }).finally(() => { running = undefined })
+  }, config.WEBHOOK_DISPATCH_INTERVAL_MS)
+  timer.unref()
+  fastify.addHook('onClose', async () => {
+    clearInterval(timer)
+    await running
+    await queue?.stop()
+  })
+
   fastify.decorate('webhooks', {
     checkTarget: async (url: string) => await checkTargetUrl(url, allowPrivateTargets),
     newSecret: newSigningSecret
   })
 }
 
-export default fp(webhooksPlugin, { name: 'webhooks', fastify: '5.x', dependencies: ['config'] })
+export default fp(webhooksPlugin, { name: 'webhooks', fastify: '5.x', dependencies: ['config', 'storage', 'repositories', 'api-versioning'] })

@@ -31,6 +31,15 @@ export const ConfigSchema = Type.Object({
   DATABASE_PREPARED_STATEMENTS: Type.Boolean({ default: true, description: 'true or false: send statements as named prepared statements (false behind a pooler in transaction mode)' }),
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600000, description: 'milliseconds a PostgreSQL statement may run or wait for a lock before it is cancelled and its transaction rolled back, from 0 (no limit) to 3600000; unset: a second less than HANDLER_TIMEOUT' })),
   EVENT_RETENTION_HOURS: Type.Integer({ minimum: 1, maximum: 87600, default: 168, description: 'hours an event stays in the feed before the purge removes it, from 1 to 87600' }),
+  // Webhooks (docs/api.md, "Webhooks"): the dispatch interval is also the slowest a waiting delivery is picked up.
+  WEBHOOK_DISPATCH_INTERVAL_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 1000, description: 'milliseconds between looks for new events to deliver, from 100 to 60000' }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60000, default: 10000, description: 'milliseconds a receiver has to answer a delivery, from 100 to 60000' }),
+  WEBHOOK_RETRY_LIMIT: Type.Integer({ minimum: 0, maximum: 100, default: 15, description: 'retries of a failed delivery, from 0 to 100' }),
+  WEBHOOK_RETRY_DELAY_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 10, description: 'seconds before the first retry, doubling for each next one, from 1 to 3600' }),
+  WEBHOOK_RETRY_DELAY_MAX_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 3600, description: 'the longest wait between two retries, in seconds from 1 to 86400' }),
+  WEBHOOK_DISABLE_AFTER_SECONDS: Type.Integer({ minimum: 0, maximum: 2592000, default: 432000, description: 'seconds a subscription may fail without a success before it is disabled, from 0 to 2592000' }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: 'deliveries to one subscription in flight at once across instances, from 1 to 100' }),
+  WEBHOOK_WORKERS: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'deliveries one instance sends at once, from 1 to 100' }),
   // Loopback, private and link-local targets are refused unless this is on (a test, a closed network).
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'true or false: accept webhook targets at loopback, private and link-local addresses' }),
   DATABASE_POOL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 2000, description: 'milliseconds a query may wait for a pooled connection before the request answers 503, from 100 to 600000' }),

@@ -378,7 +378,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    evento: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event, delivered to a subscription
+         * @description POSTed to each enabled subscription whose `tipos` include the event's, signed per Standard Webhooks (docs/api.md, "Webhooks"). Answer 2xx within WEBHOOK_TIMEOUT_MS; anything else, a redirect included, is retried later.
+         */
+        post: operations["webhookEvento"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description An RFC 9457 problem; `code` names the cause */
@@ -11756,6 +11777,195 @@ export interface operations {
                         code?: "ServiceUnavailable" | "Starting" | "DatabaseUnavailable" | "Overloaded" | "HandlerTimeout" | "TokenCheckUnavailable";
                     } & components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    webhookEvento: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same for every attempt at one delivery */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in seconds since the epoch */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the secret */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type
+                     * @enum {string}
+                     */
+                    type: "vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado";
+                    /**
+                     * Format: date-time
+                     * @description When the change was made
+                     * @example 2026-05-04T13:45:12.345Z
+                     */
+                    timestamp: string;
+                    /** @description The event */
+                    data: {
+                        /** @description The event's id: grows in commit order */
+                        id: number;
+                        /** @enum {string} */
+                        tipo: "vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601, UTC, milliseconds
+                         * @example 2026-05-04T13:45:12.345Z
+                         */
+                        em: string;
+                        /** @description Who made the change */
+                        ator: string;
+                        sujeito: {
+                            /** @enum {string} */
+                            tipo: "vaga" | "candidato";
+                            /**
+                             * @description A lower-case UUID
+                             * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                             */
+                            id: string;
+                        };
+                        /** @description The subject after the change; null for a removal */
+                        dados: {
+                            /**
+                             * @description A lower-case UUID
+                             * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                             */
+                            id: string;
+                            /** @example Desenvolvedora backend */
+                            titulo: string;
+                            /** @example Node.js e PostgreSQL; remoto, tempo integral */
+                            descricao: string | null;
+                            /**
+                             * @description `aberta` accepts candidatos; `fechada` does not
+                             * @enum {string}
+                             */
+                            status: "aberta" | "fechada";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
+                             */
+                            criadoEm: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
+                             */
+                            atualizadoEm: string;
+                            links: {
+                                /** @description `self`, `edit`, a related resource, or an action name */
+                                rel: string;
+                                /** @description The URI in the API version that served this representation */
+                                href: string;
+                                /** @enum {string} */
+                                method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                            }[];
+                        } | {
+                            /**
+                             * @description A lower-case UUID
+                             * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                             */
+                            id: string;
+                            /** @example Ana Souza */
+                            nome: string;
+                            /** @example ana.souza@example.com */
+                            email: string;
+                            /**
+                             * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
+                             * @enum {string}
+                             */
+                            status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
+                            /** @description The vaga before the latest transfer, while that transfer can be cancelled */
+                            transferidoDe: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
+                             */
+                            criadoEm: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC, milliseconds
+                             * @example 2026-05-04T13:45:12.345Z
+                             */
+                            atualizadoEm: string;
+                            /** @description Every action on the candidato, oldest first (single-resource representations only) */
+                            historico?: {
+                                /** @enum {string} */
+                                acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
+                                /**
+                                 * @description POST performed the action, DELETE cancelled it
+                                 * @enum {string}
+                                 */
+                                metodo: "POST" | "DELETE";
+                                /**
+                                 * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
+                                 * @enum {string}
+                                 */
+                                statusAnterior: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
+                                /**
+                                 * @description cadastrado -> inscrito (candidatar) -> aprovado | reprovado
+                                 * @enum {string}
+                                 */
+                                status: "cadastrado" | "inscrito" | "aprovado" | "reprovado";
+                                vagaAnteriorId: string | null;
+                                vagaId: string | null;
+                                /** @description Who acted: the token's `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one */
+                                ator: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC, milliseconds
+                                 * @example 2026-05-04T13:45:12.345Z
+                                 */
+                                em: string;
+                            }[];
+                            links: {
+                                /** @description `self`, `edit`, a related resource, or an action name */
+                                rel: string;
+                                /** @description The URI in the API version that served this representation */
+                                href: string;
+                                /** @enum {string} */
+                                method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                            }[];
+                            vaga: {
+                                /**
+                                 * @description A lower-case UUID
+                                 * @example 0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69
+                                 */
+                                id: string;
+                                titulo: string;
+                                /**
+                                 * @description `aberta` accepts candidatos; `fechada` does not
+                                 * @enum {string}
+                                 */
+                                status: "aberta" | "fechada";
+                            } | null;
+                        } | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received; the delivery succeeded */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else fails the attempt: it is retried on the documented schedule */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

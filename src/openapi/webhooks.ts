@@ -1,0 +1,58 @@
+// The `webhooks` of a version's OpenAPI 3.1 document: the request a subscription receives.
+import { Type } from '@sinclair/typebox'
+import type { ApiVersion, ApiVersionTable } from '../versioning/versions.js'
+import { servedVersions } from '../versioning/profiles.js'
+import { candidatoVersions } from '../http/resources/candidato-versions.js'
+import { EVENT_TYPES, SUBJECT_KINDS } from '../domain/events.js'
+import { Id, StringEnum, Timestamp } from '../http/resources/common.js'
+import { vagaVersions } from '../http/resources/vaga-versions.js'
+import { webhookVersions } from '../http/resources/webhook-versions.js'
+
+function profileIn<P extends object> (table: ApiVersionTable, version: ApiVersion, resource: Parameters<typeof servedVersions<P>>[1]): P {
+  return servedVersions(table, resource).find(entry => entry.version === version.version)!.profile
+}
+
+const header = (name: string, description: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })
+
+/** `{ webhooks }` for a version that serves subscriptions; nothing for one that does not. */
+export function webhookDescriptions (table: ApiVersionTable, version: ApiVersion | undefined): { webhooks?: Record<string, unknown> } {
+  if (version === undefined || !profileIn(table, version, webhookVersions).served) return {}
+  const Payload = Type.Object({
+    type: StringEnum(EVENT_TYPES, { description: 'The event type' }),
+    timestamp: { ...Timestamp, description: 'When the change was made' },
+    data: Type.Object({
+      id: Type.Integer({ minimum: 1, description: 'The event\'s id: grows in commit order' }),
+      tipo: StringEnum(EVENT_TYPES),
+      em: Timestamp,
+      ator: Type.String({ description: 'Who made the change' }),
+      sujeito: Type.Object({ tipo: StringEnum(SUBJECT_KINDS), id: Id }),
+      dados: Type.Union([profileIn(table, version, vagaVersions).schema, profileIn(table, version, candidatoVersions).schema, Type.Null()],
+        { description: 'The subject after the change; null for a removal' })
+    }, { description: 'The event' })
+  }, { description: 'One event, as Standard Webhooks delivers it' })
+  return {
+    webhooks: {
+      evento: {
+        post: {
+          summary: 'An event, delivered to a subscription',
+          description: 'POSTed to each enabled subscription whose `tipos` include the event\'s, signed per Standard Webhooks (docs/api.md, "Webhooks"). ' +
+            'Answer 2xx within WEBHOOK_TIMEOUT_MS; anything else, a redirect included, is retried later.',
+          operationId: 'webhookEvento',
+          tags: ['webhooks'],
+          // No token: the receiver checks the signature instead.
+          security: [],
+          parameters: [
+            header('webhook-id', 'The message id: the same for every attempt at one delivery'),
+            header('webhook-timestamp', 'When this attempt was sent, in seconds since the epoch'),
+            header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the secret')
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: JSON.parse(JSON.stringify(Payload)) } } },
+          responses: {
+            '2XX': { description: 'Received; the delivery succeeded' },
+            default: { description: 'Anything else fails the attempt: it is retried on the documented schedule' }
+          }
+        }
+      }
+    }
+  }
+}

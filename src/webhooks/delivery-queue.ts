@@ -1,0 +1,100 @@
+// The deliveries' job queue: pg-boss on the service's own database, so every instance shares the
+// work, a restart loses nothing, and retries wait in the database rather than in a process.
+import type { Kysely, Transaction } from 'kysely'
+import { PgBoss, fromKysely, type JobWithMetadata } from 'pg-boss'
+import type { Schema } from '../storage/schema.js'
+
+export const DELIVERY_QUEUE = 'webhook-deliveries'
+// pg-boss's own tables, beside the service's.
+const SCHEMA = 'webhook_jobs'
+
+export interface DeliveryJob {
+  webhookId: string
+  eventId: number
+  messageId: string
+  /** The request body, fixed when the event was dispatched: every attempt sends the same bytes. */
+  body: string
+}
+
+export interface NewDelivery extends DeliveryJob {
+  /** Deliveries with the same key are sent one at a time, in the order they were queued. */
+  orderKey: string
+}
+
+export interface DeliveryQueueSettings {
+  /** Per instance: deliveries in flight at once. */
+  workers: number
+  /** Per subscription, across instances: deliveries in flight at once. */
+  perSubscription: number
+  pollingSeconds: number
+  retryLimit: number
+  retryDelaySeconds: number
+  retryDelayMaxSeconds: number
+  /** How long an attempt may stay active before the queue takes it for lost (a crashed instance). */
+  expireSeconds: number
+}
+
+/** Runs one delivery attempt; throwing schedules the next one. */
+export type DeliveryHandler = (job: DeliveryJob, attempt: { number: number, last: boolean }) => Promise<void>
+
+export interface DeliveryQueue {
+  /** Queues deliveries as part of the transaction that moves the dispatch position. */
+  add: (trx: Transaction<Schema>, deliveries: readonly NewDelivery[]) => Promise<void>
+  /** Wakes this instance's worker now rather than at its next poll. */
+  wake: () => void
+  stop: () => Promise<void>
+}
+
+/**
+ * Jobs queued by one statement share their creation time, and pg-boss takes those in id order: ids
+ * that grow with the event id keep a key's deliveries in event order. The same event and subscription
+ * always give the same id, so a delivery is never queued twice.
+ */
+export function deliveryJobId (eventId: number, webhookId: string): string {
+  const hex = eventId.toString(16).padStart(16, '0') + webhookId.replaceAll('-', '').slice(0, 16)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** Creates pg-boss's tables when they are missing, then works the queue. */
+export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handler: DeliveryHandler, onError: (error: Error) => void): Promise<DeliveryQueue> {
+  const boss = new PgBoss({ db: fromKysely(db), schema: SCHEMA, superviseIntervalSeconds: 60, schedule: false })
+  boss.on('error', onError)
+  await boss.start()
+  if (await boss.getQueue(DELIVERY_QUEUE) === null) {
+    // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
+    await boss.createQueue(DELIVERY_QUEUE, { policy: 'key_strict_fifo' }).catch(async (error: unknown) => {
+      if (await boss.getQueue(DELIVERY_QUEUE) === null) throw error // else another instance made it meanwhile
+    })
+  }
+  const retry = {
+    retryLimit: settings.retryLimit,
+    retryDelay: settings.retryDelaySeconds,
+    retryBackoff: true,
+    retryDelayMax: settings.retryDelayMaxSeconds,
+    expireInSeconds: settings.expireSeconds
+  }
+  const worker = await boss.work<DeliveryJob>(DELIVERY_QUEUE, {
+    localConcurrency: settings.workers,
+    groupConcurrency: settings.perSubscription,
+    pollingIntervalSeconds: settings.pollingSeconds,
+    includeMetadata: true
+  }, async ([job]) => {
+    const { retryCount, retryLimit } = job as JobWithMetadata<DeliveryJob>
+    await handler(job!.data, { number: retryCount + 1, last: retryCount >= retryLimit })
+  })
+
+  return {
+    async add (trx, deliveries) {
+      if (deliveries.length === 0) return
+      await boss.insert(DELIVERY_QUEUE, deliveries.map(({ orderKey, ...data }) => ({
+        id: deliveryJobId(data.eventId, data.webhookId),
+        data,
+        singletonKey: orderKey,
+        group: { id: data.webhookId },
+        ...retry
+      })), { db: fromKysely(trx) })
+    },
+    wake: () => { boss.notifyWorker(worker) },
+    stop: async () => { await boss.stop({ close: false, graceful: true, timeout: settings.expireSeconds * 1000 }) }
+  }
+}

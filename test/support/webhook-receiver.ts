@@ -1,0 +1,53 @@
+// A webhook receiver as an integrator would write it: every delivery checked with the
+// `standardwebhooks` package alone, nothing of ours. Tests choose each answer and read what arrived.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Webhook } from 'standardwebhooks'
+
+export interface Delivery {
+  id: string
+  headers: IncomingHttpHeaders
+  body: string
+  /** Whether the signature verified with the secret the receiver held when it arrived. */
+  verified: boolean
+  payload: { type: string, timestamp: string, data: { id: number, tipo: string, sujeito: { tipo: string, id: string }, dados: unknown } }
+}
+
+export interface Answer { status: number, headers?: Record<string, string> }
+
+export interface Receiver {
+  url: string
+  deliveries: Delivery[]
+  /** The secret deliveries are verified with (set it after creating the subscription, and after rotating). */
+  secret: string
+  /** How the receiver answers the next delivery; 204 by default. */
+  answer: (delivery: Delivery) => Answer
+  close: () => Promise<void>
+}
+
+export async function startReceiver (t: { teardown: (fn: () => unknown) => void }, path = '/hook'): Promise<Receiver> {
+  const receiver: Receiver = { url: '', deliveries: [], secret: '', answer: () => ({ status: 204 }), close: async () => {} }
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      let verified = true
+      try {
+        new Webhook(receiver.secret).verify(body, request.headers as Record<string, string>)
+      } catch {
+        verified = false
+      }
+      const delivery: Delivery = { id: String(request.headers['webhook-id']), headers: request.headers, body, verified, payload: JSON.parse(body) }
+      receiver.deliveries.push(delivery)
+      const { status, headers } = receiver.answer(delivery)
+      response.writeHead(status, headers).end()
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
+  receiver.close = async () => { await new Promise(resolve => server.close(resolve)) }
+  server.unref()
+  t.teardown(receiver.close)
+  return receiver
+}

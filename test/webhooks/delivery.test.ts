@@ -1,0 +1,150 @@
+// Events delivered as Standard Webhooks, on the embedded database and on PostgreSQL: every delivery
+// verified by a receiver built on the `standardwebhooks` package, in order per subject, filtered by
+// type, retried after a failure, signed with the new secret after a rotation, never redirected, and
+// each attempt listed.
+import t, { type Test } from 'tap'
+import assert from 'node:assert/strict'
+import type { FastifyInstance } from 'fastify'
+import { Webhook } from 'standardwebhooks'
+import { bearer, build } from '../helper.js'
+import { eventually } from '../support/eventually.js'
+import { freshPostgresDatabase } from '../support/services.js'
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js'
+
+const SCOPES = 'vagas:read vagas:write candidatos:read candidatos:write webhooks:write'
+// Short intervals so a test waits for deliveries and retries in seconds.
+const FAST = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_RETRY_DELAY_SECONDS: '1' }
+
+interface Client {
+  send: <T = { id: string }>(method: 'POST' | 'PATCH' | 'GET', url: string, payload?: object) => Promise<T>
+}
+
+async function client (app: FastifyInstance): Promise<Client> {
+  const headers = await bearer({ scope: SCOPES })
+  return {
+    async send (method, url, payload) {
+      const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
+      assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`)
+      return res.json()
+    }
+  }
+}
+
+async function subscribe (api: Client, receiver: Receiver, tipos?: string[]): Promise<string> {
+  const { id, segredo } = await api.send<{ id: string, segredo: string }>('POST', '/api/v2/webhooks', { url: receiver.url, ...(tipos !== undefined && { tipos }) })
+  receiver.secret = segredo
+  return id
+}
+
+interface Attempt { numero: number, resultado: string, codigo: number | null, erro: string | null, mensagemId: string, duracaoMs: number, em: string }
+
+async function deliveries (t: Test, env: Record<string, string>): Promise<void> {
+  const app = await build(t, { env: { ...FAST, ...env } })
+  await app.health.lifecycle.reached('serving')
+  const api = await client(app)
+  const everything = await startReceiver(t)
+  const vagasOnly = await startReceiver(t)
+  const all = await subscribe(api, everything)
+  await subscribe(api, vagasOnly, ['vaga.criada'])
+
+  const vaga = await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
+  await api.send('PATCH', `/api/v2/vagas/${vaga.id}`, { titulo: 'Backend sênior' })
+  const candidato = await api.send('POST', '/api/v2/candidatos', { nome: 'Ana', email: 'ana@example.com' })
+  await api.send('POST', `/api/v2/candidatos/${candidato.id}/candidatar`, { vagaId: vaga.id })
+  await api.send('POST', `/api/v2/candidatos/${candidato.id}/aprovar`, {})
+
+  await eventually(() => { assert.equal(everything.deliveries.length, 5) })
+  t.ok(everything.deliveries.every(delivery => delivery.verified), 'every delivery verifies with standardwebhooks')
+  const bySubject = (subject: string) => everything.deliveries.filter(d => d.payload.data.sujeito.id === subject).map(d => d.payload.type)
+  t.same(bySubject(vaga.id), ['vaga.criada', 'vaga.alterada'], 'a vaga\'s events in order')
+  t.same(bySubject(candidato.id), ['candidato.criado', 'candidato.candidatar', 'candidato.aprovar'], 'a candidato\'s events in order')
+  const [first] = everything.deliveries
+  t.match(first!.payload, { type: 'vaga.criada', timestamp: /^\d{4}-\d\d-\d\dT/, data: { tipo: 'vaga.criada', sujeito: { tipo: 'vaga', id: vaga.id }, dados: { titulo: 'Backend' } } },
+    'the payload: type, timestamp, and the event as the feed shows it')
+  t.match(first!.payload.data, { id: Number, em: first!.payload.timestamp, ator: String, dados: { id: vaga.id, links: Array } }, 'the event\'s own fields')
+  t.match(first!.headers['content-type'], /^application\/json/)
+
+  await eventually(() => { assert.equal(vagasOnly.deliveries.length, 1) })
+  t.same(vagasOnly.deliveries.map(d => d.payload.type), ['vaga.criada'], 'a subscription to one type gets that type only')
+
+  const attempts = await eventually(async () => {
+    const page = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${all}/tentativas`)
+    assert.equal(page.items.length, 5)
+    return page
+  })
+  t.pass('each attempt is listed')
+  t.ok(attempts.items.every(a => a.resultado === 'sucesso' && a.codigo === 204 && a.numero === 1 && a.duracaoMs >= 0), 'with its outcome, code and latency')
+
+  t.test('after a rotation, deliveries verify with the new secret only', async t => {
+    const old = everything.secret
+    const { segredo } = await api.send<{ segredo: string }>('POST', `/api/v2/webhooks/${all}/rotacionar-segredo`)
+    everything.secret = segredo
+    await api.send('POST', '/api/v2/vagas', { titulo: 'Dados' })
+    await eventually(() => { assert.equal(everything.deliveries.length, 6) })
+    const latest = everything.deliveries.at(-1)!
+    t.ok(latest.verified, 'the new secret verifies it')
+    t.throws(() => new Webhook(old).verify(latest.body, latest.headers as Record<string, string>), 'the old one does not')
+  })
+
+  t.test('a failed delivery is retried until it succeeds', async t => {
+    const flaky = await startReceiver(t)
+    let answered = 0
+    flaky.answer = () => ({ status: answered++ === 0 ? 500 : 200 })
+    const id = await subscribe(api, flaky)
+    await api.send('POST', '/api/v2/vagas', { titulo: 'Frontend' })
+    await eventually(() => { assert.equal(flaky.deliveries.length, 2) })
+    t.ok(flaky.deliveries.every(d => d.verified), 'both attempts signed')
+    t.equal(flaky.deliveries[0]!.id, flaky.deliveries[1]!.id, 'with the same webhook-id')
+    // An attempt is recorded once its answer is in: after the receiver saw it.
+    const { items } = await eventually(async () => {
+      const page = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
+      assert.equal(page.items.length, 2)
+      return page
+    })
+    t.match(items, [{ numero: 2, resultado: 'sucesso', codigo: 200 }, { numero: 1, resultado: 'falha', codigo: 500, erro: 'status' }], 'newest first')
+  })
+
+  t.test('a redirect is a failed attempt and is not followed', async t => {
+    const moved = await startReceiver(t)
+    moved.answer = () => ({ status: 302, headers: { location: everything.url } })
+    const id = await subscribe(api, moved, ['vaga.criada'])
+    const before = everything.deliveries.length
+    await api.send('POST', '/api/v2/vagas', { titulo: 'Infra' })
+    const { items } = await eventually(async () => {
+      const page = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
+      assert.ok(page.items.length > 0)
+      return page
+    })
+    t.match(items.at(-1), { numero: 1, resultado: 'falha', codigo: 302, erro: 'redirect' })
+    await eventually(() => { assert.equal(everything.deliveries.length, before + 1) })
+    t.notOk(everything.deliveries.some(d => d.id === items.at(-1)!.mensagemId), 'the location was not followed')
+  })
+}
+
+t.test('deliveries on the embedded database', async t => { await deliveries(t, {}) })
+
+t.test('deliveries on PostgreSQL', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  await deliveries(t, { DATABASE_URL: url })
+})
+
+t.test('a subscription failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled', async t => {
+  const app = await build(t, { env: { ...FAST, WEBHOOK_DISABLE_AFTER_SECONDS: '1' } })
+  await app.health.lifecycle.reached('serving')
+  const api = await client(app)
+  const dead = await startReceiver(t)
+  dead.answer = () => ({ status: 503 })
+  const id = await subscribe(api, dead)
+  await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
+  const disabled = await eventually(async () => {
+    const webhook = await api.send<{ ativo: boolean, desativadoEm: string | null }>('GET', `/api/v2/webhooks/${id}`)
+    assert.equal(webhook.ativo, false)
+    return webhook
+  })
+  t.match(disabled.desativadoEm, /^\d{4}-/, 'it says when')
+  const { items } = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
+  t.ok(items.length >= 2 && items.every(a => a.resultado === 'falha'), `after failed attempts only (${items.length})`)
+  const enabled = await api.send<{ ativo: boolean, desativadoEm: string | null }>('PATCH', `/api/v2/webhooks/${id}`, { ativo: true })
+  t.match(enabled, { ativo: true, desativadoEm: null }, 'turning it on again forgets the failures')
+})
