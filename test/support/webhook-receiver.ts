@@ -25,7 +25,8 @@ export interface Receiver {
   close: () => Promise<void>
 }
 
-export async function startReceiver (t: { teardown: (fn: () => unknown) => void }, path = '/hook'): Promise<Receiver> {
+/** Listens on `port` (any free one by default) on loopback. */
+export async function startReceiver (t: { teardown: (fn: () => unknown) => void }, port = 0): Promise<Receiver> {
   const receiver: Receiver = { url: '', deliveries: [], secret: '', answer: () => ({ status: 204 }), close: async () => {} }
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
@@ -44,8 +45,8 @@ export async function startReceiver (t: { teardown: (fn: () => unknown) => void 
       response.writeHead(status, headers).end()
     })
   })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
+  await new Promise<void>(resolve => server.listen(port, '127.0.0.1', resolve))
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
   receiver.close = async () => { await new Promise(resolve => server.close(resolve)) }
   server.unref()
   t.teardown(receiver.close)
