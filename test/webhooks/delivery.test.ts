@@ -55,6 +55,9 @@ async function deliveries (t: Test, env: Record<string, string>): Promise<void> 
 
   await eventually(() => { assert.equal(everything.deliveries.length, 5) })
   t.ok(everything.deliveries.every(delivery => delivery.verified), 'every delivery verifies with standardwebhooks')
+  const [sample] = everything.deliveries
+  t.throws(() => new Webhook(everything.secret).verify(sample!.body.replace('Backend', 'Backdoor'), sample!.headers as Record<string, string>),
+    'a delivery\'s body changed on the way does not')
   const bySubject = (subject: string) => everything.deliveries.filter(d => d.payload.data.sujeito.id === subject).map(d => d.payload.type)
   t.same(bySubject(vaga.id), ['vaga.criada', 'vaga.alterada'], 'a vaga\'s events in order')
   t.same(bySubject(candidato.id), ['candidato.criado', 'candidato.candidatar', 'candidato.aprovar'], 'a candidato\'s events in order')
