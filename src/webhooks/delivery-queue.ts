@@ -57,7 +57,7 @@ export function deliveryJobId (eventId: number, webhookId: string): string {
 
 /** Creates pg-boss's tables when they are missing, then works the queue. */
 export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handler: DeliveryHandler, onError: (error: Error) => void): Promise<DeliveryQueue> {
-  const boss = new PgBoss({ db: fromKysely(db), schema: SCHEMA, superviseIntervalSeconds: 60, schedule: false })
+  const boss = new PgBoss({ db: fromKysely(db), schema: SCHEMA, schedule: false })
   boss.on('error', onError)
   await boss.start()
   if (await boss.getQueue(DELIVERY_QUEUE) === null) {
@@ -67,7 +67,9 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     })
   }
   const retry = {
-    retryLimit: settings.retryLimit,
+    // One spare retry, for an attempt whose instance died: the job still ends here, completed, since a
+    // job of this queue that ends failed would hold back its key's later deliveries for good.
+    retryLimit: settings.retryLimit + 1,
     retryDelay: settings.retryDelaySeconds,
     retryBackoff: true,
     retryDelayMax: settings.retryDelayMaxSeconds,
@@ -79,8 +81,14 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     pollingIntervalSeconds: settings.pollingSeconds,
     includeMetadata: true
   }, async ([job]) => {
-    const { retryCount, retryLimit } = job as JobWithMetadata<DeliveryJob>
-    await handler(job!.data, { number: retryCount + 1, last: retryCount >= retryLimit })
+    const { retryCount } = job as JobWithMetadata<DeliveryJob>
+    const last = retryCount >= settings.retryLimit
+    try {
+      await handler(job!.data, { number: retryCount + 1, last })
+    } catch (error) {
+      if (!last) throw error
+      onError(error as Error)
+    }
   })
 
   return {
