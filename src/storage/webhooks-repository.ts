@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { WEBHOOK_COLUMNS, type Schema, type WebhooksTable } from './schema.js'
+import { lockDispatchPosition } from './webhook-dispatch-position.js'
 
 export interface WebhookRecord {
   id: string
@@ -35,13 +36,16 @@ function toRecord (row: Pick<Selectable<WebhooksTable>, typeof WEBHOOK_COLUMNS[n
 /** Webhook subscriptions: what routes create and change, with their signing secrets. */
 export function createWebhooksRepository (db: Kysely<Schema>) {
   return {
-    /** Receives the events committed after now: its start is the newest event id at creation. */
+    /** Receives the events not dispatched yet: none is dispatched past it unseen (see lockDispatchPosition). */
     async create (fields: WebhookFields, secret: string): Promise<WebhookRecord> {
-      const row = await db.insertInto('webhooks')
-        .values({ ...fields, segredo: secret, desde_evento: sql<number>`(select coalesce(max(id), 0) from eventos)` })
-        .returning(WEBHOOK_COLUMNS)
-        .executeTakeFirstOrThrow()
-      return toRecord(row)
+      return await db.transaction().execute(async trx => {
+        const position = await lockDispatchPosition(trx, 'share')
+        const row = await trx.insertInto('webhooks')
+          .values({ ...fields, segredo: secret, desde_evento: position })
+          .returning(WEBHOOK_COLUMNS)
+          .executeTakeFirstOrThrow()
+        return toRecord(row)
+      })
     },
 
     async list (): Promise<WebhookRecord[]> {

@@ -3,6 +3,7 @@
 // whichever instance dispatches it, and none is lost when an instance stops half-way.
 import { sql, type Kysely } from 'kysely'
 import type { Schema } from '../storage/schema.js'
+import { lockDispatchPosition, moveDispatchPosition } from '../storage/webhook-dispatch-position.js'
 import type { DeliveryQueue, NewDelivery } from './delivery-queue.js'
 import { eventsAfter, type EventRepresentation } from './event-source.js'
 
@@ -16,8 +17,8 @@ export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQu
   let queued = 0
   for (;;) {
     const { deliveries, full } = await db.transaction().execute(async trx => {
-      // The row lock makes instances take turns: the second reads the position the first moved.
-      const { ate_evento: after } = await trx.selectFrom('webhook_despacho').select('ate_evento').forUpdate().executeTakeFirstOrThrow()
+      // Instances take turns: the second reads the position the first moved.
+      const after = await lockDispatchPosition(trx, 'update')
       const page = await eventsAfter(trx, after, PAGE)
       const subscriptions: Subscription[] = page.items.length === 0
         ? []
@@ -37,7 +38,7 @@ export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQu
         }
       }
       await queue.add(trx, deliveries)
-      if (page.next > after) await trx.updateTable('webhook_despacho').set({ ate_evento: page.next }).execute()
+      if (page.next > after) await moveDispatchPosition(trx, page.next)
       return { deliveries, full: page.items.length === PAGE }
     })
     queued += deliveries.length

@@ -4,7 +4,7 @@ const ts = sql`timestamptz(3)`
 
 /**
  * Webhook subscriptions, their delivery attempts, and the dispatch position in the event feed.
- * A subscription remembers the feed position it was made at: it receives only what happened after.
+ * A subscription remembers the dispatch position it was made at: it receives only what comes after.
  */
 export const webhooks: Migration = {
   async up (db: Kysely<any>) {
@@ -39,12 +39,11 @@ export const webhooks: Migration = {
       .execute()
     await db.schema.createIndex('webhook_tentativas_webhook').on('webhook_tentativas').columns(['webhook_id', 'id']).execute()
 
-    // One row: the newest event the dispatch has turned into deliveries.
+    // At most one row, made on first use: the newest event the dispatch has turned into deliveries.
     await db.schema.createTable('webhook_despacho')
       .addColumn('unica', 'boolean', col => col.primaryKey().defaultTo(true).check(sql`unica`))
       .addColumn('ate_evento', 'bigint', col => col.notNull())
       .execute()
-    await sql`insert into webhook_despacho (ate_evento) select coalesce(max(id), 0) from eventos`.execute(db)
   },
 
   async down (db: Kysely<any>) {

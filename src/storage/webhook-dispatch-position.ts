@@ -1,0 +1,19 @@
+// The dispatch position: the newest event already turned into deliveries. One row, made on first use
+// at the feed's newest event (history before webhooks existed is not delivered).
+import { sql, type Transaction } from 'kysely'
+import type { Schema } from './schema.js'
+
+/**
+ * Reads the position under a lock held until the transaction ends: `update` for the dispatch (instances
+ * take turns), `share` for a new subscription (it waits for a dispatch under way, and the next waits for it).
+ */
+export async function lockDispatchPosition (trx: Transaction<Schema>, mode: 'update' | 'share'): Promise<number> {
+  await sql`insert into webhook_despacho (ate_evento) select coalesce(max(id), 0) from eventos on conflict (unica) do nothing`.execute(trx)
+  const query = trx.selectFrom('webhook_despacho').select('ate_evento')
+  const { ate_evento: position } = await (mode === 'update' ? query.forUpdate() : query.forShare()).executeTakeFirstOrThrow()
+  return position
+}
+
+export async function moveDispatchPosition (trx: Transaction<Schema>, to: number): Promise<void> {
+  await trx.updateTable('webhook_despacho').set({ ate_evento: to }).execute()
+}
