@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox'
 import type { ApiVersion, ApiVersionTable } from '../versioning/versions.js'
 import { servedVersions } from '../versioning/profiles.js'
 import { candidatoVersions } from '../http/resources/candidato-versions.js'
-import { EVENT_TYPES, SUBJECT_KINDS } from '../domain/events.js'
-import { Id, StringEnum, Timestamp } from '../http/resources/common.js'
+import { Timestamp } from '../http/resources/common.js'
+import { EventTypeSchema, eventoSchema } from '../http/resources/evento.js'
 import { vagaVersions } from '../http/resources/vaga-versions.js'
 import { webhookVersions } from '../http/resources/webhook-versions.js'
 
@@ -18,17 +18,9 @@ const header = (name: string, description: string) => ({ name, in: 'header', req
 export function webhookDescriptions (table: ApiVersionTable, version: ApiVersion | undefined): { webhooks?: Record<string, unknown> } {
   if (version === undefined || !profileIn(table, version, webhookVersions).served) return {}
   const Payload = Type.Object({
-    type: StringEnum(EVENT_TYPES, { description: 'The event type' }),
+    type: EventTypeSchema,
     timestamp: { ...Timestamp, description: 'When the change was made' },
-    data: Type.Object({
-      id: Type.Integer({ minimum: 1, description: 'The event\'s id: grows in commit order' }),
-      tipo: StringEnum(EVENT_TYPES),
-      em: Timestamp,
-      ator: Type.String({ description: 'Who made the change' }),
-      sujeito: Type.Object({ tipo: StringEnum(SUBJECT_KINDS), id: Id }),
-      dados: Type.Union([profileIn(table, version, vagaVersions).schema, profileIn(table, version, candidatoVersions).schema, Type.Null()],
-        { description: 'The subject after the change; null for a removal' })
-    }, { description: 'The event' })
+    data: eventoSchema(profileIn(table, version, vagaVersions).schema, profileIn(table, version, candidatoVersions).schema)
   }, { description: 'One event, as Standard Webhooks delivers it' })
   return {
     webhooks: {

@@ -1,14 +1,14 @@
 // The webhook subscription representation, and its delivery attempts.
 import { Type } from '@sinclair/typebox'
 import type { WebhookRecord } from '../../storage/webhooks-repository.js'
-import { EVENT_TYPES } from '../../domain/events.js'
 import { ATTEMPT_ERRORS } from '../../domain/webhook-attempt.js'
+import { EventTypeSchema } from './evento.js'
 import { Id, Links, NullableString, StringEnum, Timestamp } from './common.js'
 
 export const webhookPath = (id: string): string => `/webhooks/${id}`
 
 const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'Where deliveries are POSTed: an http:// or https:// URL reaching a public address', examples: ['https://example.com/hooks/recrutamento'] })
-const Tipos = Type.Array(StringEnum(EVENT_TYPES), { uniqueItems: true, maxItems: 50, description: 'The event types delivered; empty: every type' })
+const Tipos = Type.Array(EventTypeSchema, { uniqueItems: true, maxItems: 50, description: 'The event types delivered; empty: every type' })
 const Ativo = Type.Boolean({ description: 'Whether events are delivered; turning it on again forgets past failures' })
 
 export const WebhookCreateSchema = Type.Object({ url: Url, tipos: Type.Optional(Tipos), ativo: Type.Optional(Ativo) }, { additionalProperties: false })

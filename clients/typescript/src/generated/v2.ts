@@ -11798,7 +11798,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description The event type
+                     * @description What changed; docs/api.md lists each type
                      * @enum {string}
                      */
                     type: "vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado";
@@ -11808,20 +11808,24 @@ export interface operations {
                      * @example 2026-05-04T13:45:12.345Z
                      */
                     timestamp: string;
-                    /** @description The event */
+                    /** @description One state change */
                     data: {
-                        /** @description The event's id: grows in commit order */
+                        /** @description Grows in commit order; gaps are normal */
                         id: number;
-                        /** @enum {string} */
+                        /**
+                         * @description What changed; docs/api.md lists each type
+                         * @enum {string}
+                         */
                         tipo: "vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado";
                         /**
                          * Format: date-time
-                         * @description ISO 8601, UTC, milliseconds
+                         * @description When the change's transaction began (ISO 8601, UTC, milliseconds); not ordered, `id` is
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         em: string;
-                        /** @description Who made the change */
+                        /** @description Who made the change: the token's actor, as in a candidato's `historico` */
                         ator: string;
+                        /** @description The vaga or candidato that changed */
                         sujeito: {
                             /** @enum {string} */
                             tipo: "vaga" | "candidato";
@@ -11831,7 +11835,7 @@ export interface operations {
                              */
                             id: string;
                         };
-                        /** @description The subject after the change; null for a removal */
+                        /** @description The subject after the change (a candidato without `historico`); null for a removal */
                         dados: {
                             /**
                              * @description A lower-case UUID
@@ -11948,6 +11952,14 @@ export interface operations {
                                 status: "aberta" | "fechada";
                             } | null;
                         } | null;
+                        links: {
+                            /** @description `self`, `edit`, a related resource, or an action name */
+                            rel: string;
+                            /** @description The URI in the API version that served this representation */
+                            href: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                        }[];
                     };
                 };
             };
