@@ -10,14 +10,15 @@ declare module 'fastify' {
 
 const PURGE_EVERY_MS = 60 * 60 * 1000
 
-/** The recruitment repositories over the service's database, and the hourly purge of old Idempotency-Keys and events. */
+/** The recruitment repositories over the service's database, and the hourly purge of old Idempotency-Keys, events and webhook attempts. */
 async function repositoriesPlugin (fastify: FastifyInstance): Promise<void> {
   const repositories = createRepositories(fastify.storage.db, { eventRetentionHours: fastify.config.EVENT_RETENTION_HOURS })
   fastify.decorate('repositories', repositories)
 
   const purges = [
     { component: 'idempotency', run: repositories.purgeExpiredIdempotencyKeys, what: 'expired idempotency keys' },
-    { component: 'events', run: repositories.eventos.purgeExpired, what: 'events older than EVENT_RETENTION_HOURS' }
+    { component: 'events', run: repositories.eventos.purgeExpired, what: 'events older than EVENT_RETENTION_HOURS' },
+    { component: 'webhooks', run: repositories.webhookDeliveries.purgeExpiredAttempts, what: 'webhook attempts older than EVENT_RETENTION_HOURS' }
   ]
   const timers = purges.map(({ component, run, what }) => {
     const log = fastify.log.child({ component })

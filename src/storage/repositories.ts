@@ -34,7 +34,7 @@ function resourceRepositories (db: Kysely<Schema>): ResourceRepositories {
 }
 
 export interface RepositorySettings {
-  /** How long events are kept (EVENT_RETENTION_HOURS). */
+  /** How long events, and the webhook attempts that delivered them, are kept (EVENT_RETENTION_HOURS). */
   eventRetentionHours: number
 }
 
@@ -45,7 +45,7 @@ export function createRepositories (db: Kysely<Schema>, settings: RepositorySett
     ...resourceRepositories(db),
     eventos: createEventosRepository(db, settings.eventRetentionHours),
     webhooks: createWebhooksRepository(db),
-    webhookDeliveries: createWebhookDeliveriesRepository(db),
+    webhookDeliveries: createWebhookDeliveriesRepository(db, settings.eventRetentionHours),
     purgeExpiredIdempotencyKeys: () => idempotency.purgeExpired(),
     once: (request, work) => idempotency.run(request, trx => work(resourceRepositories(trx)))
   }

@@ -23,8 +23,11 @@ export interface NewAttempt {
   outcome: { ok: boolean, durationMs: number, statusCode?: number, error?: AttemptError }
 }
 
-/** What the delivery side reads and writes: a subscription's target and secret, and each attempt. */
-export function createWebhookDeliveriesRepository (db: Kysely<Schema>) {
+/**
+ * What the delivery side reads and writes: a subscription's target and secret, and each attempt.
+ * Attempts are kept as long as the events they delivered (`retentionHours`).
+ */
+export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retentionHours: number) {
   return {
     /** Where and how to send, while the subscription exists and is enabled. */
     async target (webhookId: string): Promise<{ url: string, secret: string } | undefined> {
@@ -51,6 +54,11 @@ export function createWebhookDeliveriesRepository (db: Kysely<Schema>) {
         from desde d where w.id = d.id
         returning w.ativo`.execute(db)
       return { enabled: rows[0]?.ativo ?? false }
+    },
+
+    async purgeExpiredAttempts (): Promise<number> {
+      const result = await db.deleteFrom('webhook_tentativas').where(sql<boolean>`em < now() - make_interval(hours => ${retentionHours})`).executeTakeFirst()
+      return Number(result.numDeletedRows)
     },
 
     /** The newest attempts first. */

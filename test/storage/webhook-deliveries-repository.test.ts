@@ -1,0 +1,33 @@
+// Delivery attempts: recorded with the subscription's run of failures, disabled past the period,
+// and purged with the events they delivered.
+import t from 'tap'
+import { sql } from 'kysely'
+import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.js'
+import { createWebhooksRepository } from '../../src/storage/webhooks-repository.js'
+import { migratedDatabase } from '../support/database.js'
+
+const failed = { ok: false, durationMs: 5, statusCode: 500, error: 'status' as const }
+
+t.test('attempts, failures and the purge', async t => {
+  const db = await migratedDatabase(t, 'pglite')
+  if (db === undefined) return
+  const webhooks = createWebhooksRepository(db)
+  const deliveries = createWebhookDeliveriesRepository(db, 24)
+  const webhook = await webhooks.create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA')
+  const attempt = (number: number, outcome = failed) => ({ webhookId: webhook.id, eventId: 1, messageId: 'msg_1', number, outcome })
+
+  const runBeganAnHourAgo = async () => { await sql`update webhooks set falhando_desde = now() - interval '1 hour'`.execute(db) }
+  t.same(await deliveries.recordAttempt(attempt(1), 3600), { enabled: true }, 'a failure within the period leaves it on')
+  await runBeganAnHourAgo()
+  t.same(await deliveries.recordAttempt(attempt(2, { ok: true, durationMs: 3, statusCode: 200, error: undefined as never }), 60), { enabled: true }, 'a success ends the run of failures')
+  t.same(await deliveries.recordAttempt(attempt(3), 60), { enabled: true }, 'so the next failure starts a new one')
+  await runBeganAnHourAgo()
+  t.same(await deliveries.recordAttempt(attempt(4), 60), { enabled: false }, 'a failure past the period disables it')
+  t.match(await webhooks.findById(webhook.id), { ativo: false, desativadoEm: String })
+  t.equal(await deliveries.target(webhook.id), undefined, 'a disabled subscription has no target')
+
+  t.same((await deliveries.listAttempts(webhook.id, 10)).map(a => a.numero), [4, 3, 2, 1], 'newest first')
+  await sql`update webhook_tentativas set em = now() - interval '25 hours' where numero < 3`.execute(db)
+  t.equal(await deliveries.purgeExpiredAttempts(), 2, 'attempts older than the retention are removed')
+  t.same((await deliveries.listAttempts(webhook.id, 10)).map(a => a.numero), [4, 3])
+})
