@@ -2,6 +2,7 @@
 // otherwise, and never following a redirect (a receiver that moved says so by a new registration).
 import { request as httpRequest, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { AttemptError } from '../domain/webhook-attempt.js'
 import { publicOnlyLookup, resolvePublicAddresses, targetHost } from './target-lookup.js'
@@ -53,7 +54,9 @@ export async function sendDelivery (delivery: DeliveryRequest): Promise<AttemptO
   const started = performance.now()
   const elapsed = (): number => Math.round(performance.now() - started)
   try {
-    if (!delivery.allowPrivateTargets) await resolvePublicAddresses(targetHost(url))
+    // node:http connects to an IP literal without a lookup: that one is checked here, names in the lookup.
+    const host = targetHost(url)
+    if (!delivery.allowPrivateTargets && isIP(host) !== 0) await resolvePublicAddresses(host)
     const statusCode = await post(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'recrutamento-api-webhooks', ...delivery.headers },
