@@ -55,16 +55,24 @@ export function deliveryJobId (eventId: number, webhookId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
+async function ensureQueue (boss: PgBoss): Promise<void> {
+  if (await boss.getQueue(DELIVERY_QUEUE) !== null) return
+  // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
+  await boss.createQueue(DELIVERY_QUEUE, { policy: 'key_strict_fifo' }).catch(async (error: unknown) => {
+    if (await boss.getQueue(DELIVERY_QUEUE) === null) throw error // else another instance made it meanwhile
+  })
+}
+
 /** Creates pg-boss's tables when they are missing, then works the queue. */
 export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handler: DeliveryHandler, onError: (error: Error) => void): Promise<DeliveryQueue> {
   const boss = new PgBoss({ db: fromKysely(db), schema: SCHEMA, schedule: false })
   boss.on('error', onError)
   await boss.start()
-  if (await boss.getQueue(DELIVERY_QUEUE) === null) {
-    // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
-    await boss.createQueue(DELIVERY_QUEUE, { policy: 'key_strict_fifo' }).catch(async (error: unknown) => {
-      if (await boss.getQueue(DELIVERY_QUEUE) === null) throw error // else another instance made it meanwhile
-    })
+  try {
+    await ensureQueue(boss)
+  } catch (error) {
+    await boss.stop({ close: false, graceful: false }) // the next dispatch interval tries again from the start
+    throw error
   }
   const retry = {
     // One spare retry, for an attempt whose instance died: the job still ends here, completed, since a
