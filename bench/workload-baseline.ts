@@ -11,6 +11,27 @@ const app = Fastify()
 
 type Runner = Pick<pg.Pool, 'query'> | pg.PoolClient
 
+/** The statements of `work` in one transaction on one pooled connection. */
+async function inTransaction<T> (work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  try {
+    await run(client, SQL.begin)
+    const result = await work(client)
+    await run(client, SQL.commit)
+    return result
+  } catch (error) {
+    await client.query('rollback')
+    throw error
+  } finally {
+    client.release()
+  }
+}
+
+/** The feed's event for a changed candidato, written last in its transaction as the service does. */
+async function candidatoEvent (client: pg.PoolClient, type: string, candidato: { id: string }): Promise<void> {
+  await run(client, SQL.eventInsert, [[type], ['bench'], ['candidato'], [candidato.id], [JSON.stringify(candidato)]])
+}
+
 async function run (db: Runner, statement: Statement, values: unknown[] = []): Promise<any[]> {
   const result = statement.name === ''
     ? await db.query(statement.text)
@@ -27,24 +48,18 @@ async function candidatosPage (version: string, status: string, vagaId: string, 
   return { items: rows.slice(0, limit), total: Number(rows[0]?.total ?? 0) }
 }
 
-/** An action: the destination vaga share-locked, the candidato locked, the change and its history entry written in one statement that returns what it wrote. */
+/** An action: the destination vaga share-locked, the candidato locked, the change and its history entry written in one statement that returns what it wrote, then its event. */
 async function move (id: string, acao: string, metodo: string, target: (current: any) => { status: string, vagaId: string | null }, vagaId?: string) {
-  const client = await pool.connect()
-  try {
-    await run(client, SQL.begin)
+  return await inTransaction(async client => {
     if (vagaId !== undefined) await run(client, SQL.vagaShare, [[vagaId]])
     const [current] = await run(client, SQL.candidatoLock, [[id]])
     const next = target(current)
     const [written] = await run(client, SQL.candidatoMove, [[id], [next.status], [next.vagaId], [current.transferido_de], [current.status],
       [acao], [metodo], [current.vaga_id], ['bench']])
-    await run(client, SQL.commit)
-    return { ...current, status: next.status, vaga_id: next.vagaId, ...written }
-  } catch (error) {
-    await client.query('rollback')
-    throw error
-  } finally {
-    client.release()
-  }
+    const moved = { ...current, status: next.status, vaga_id: next.vagaId, ...written }
+    await candidatoEvent(client, `candidato.${acao}${metodo === 'DELETE' ? '.cancelado' : ''}`, moved)
+    return moved
+  })
 }
 
 app.get('/ping', async () => 'pong')
@@ -70,7 +85,11 @@ app.get<{ Params: { version: string }, Querystring: ListQuery }>('/api/:version/
 })
 
 app.post<{ Body: { nome: string, email: string } }>('/api/:version/candidatos', async (request, reply) => {
-  const [row] = await run(pool, SQL.candidatoInsert, [[request.body.nome], [request.body.email], [request.body.email.toLowerCase()]])
+  const row = await inTransaction(async client => {
+    const [created] = await run(client, SQL.candidatoInsert, [[request.body.nome], [request.body.email], [request.body.email.toLowerCase()]])
+    await candidatoEvent(client, 'candidato.criado', created)
+    return created
+  })
   return reply.code(201).send(row)
 })
 

@@ -39,6 +39,19 @@ export const SQL = {
   vagasPage: { name: 'vagas-page', text: batched([['fetch', 'int8']], `select ${VAGA_COLUMNS} ${VAGAS_NEWEST_FIRST}`) },
   /** Creates: arrays of names and addresses (the service batches; the baseline sends one of each). */
   candidatoInsert: { name: 'candidato-insert', text: 'insert into candidatos (nome, email, email_chave, status) select nome, email, email_chave, \'cadastrado\' from unnest($1::text[], $2::text[], $3::text[]) as p(nome, email, email_chave) order by email_chave returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
+  /**
+   * The events of a transaction, its last statement (it takes the feed's lock): $1 types, $2 actors,
+   * $3 subject kinds, $4 subject ids, $5 the subjects' records as JSON.
+   */
+  eventInsert: {
+    name: 'event-insert',
+    text: `insert into eventos (tipo, ator, sujeito_tipo, sujeito_id, dados)
+    select tipo, ator, sujeito_tipo, sujeito_id, dados::jsonb
+    from (select pg_advisory_xact_lock(435778055796)) feed_lock, unnest($1::text[], $2::text[], $3::text[],
+      $4::uuid[], $5::text[])
+      with ordinality as e(tipo, ator, sujeito_tipo, sujeito_id, dados, n)
+    order by n`
+  },
   begin: { name: '', text: 'begin' },
   commit: { name: '', text: 'commit' },
   /** Actions: arrays of ids, in one transaction (the service batches; the baseline sends one action). */
@@ -58,7 +71,7 @@ export const SQL = {
   }
 } satisfies Record<string, Statement>
 
-const move = (...vagas: Statement[]) => [SQL.begin, ...vagas, SQL.candidatoLock, SQL.candidatoMove, SQL.commit]
+const move = (...vagas: Statement[]) => [SQL.begin, ...vagas, SQL.candidatoLock, SQL.candidatoMove, SQL.eventInsert, SQL.commit]
 
 /** Per operation, the statements one request sends (in any order where a request sends them concurrently). */
 export const BASELINE_STATEMENTS = {
@@ -72,7 +85,7 @@ export const BASELINE_STATEMENTS = {
   'vaga-candidatos-v2': [SQL.candidatosPage],
   'vagas-list-v1': [SQL.vagasPageOffset],
   'vagas-list-v2': [SQL.vagasPage],
-  'candidato-create': [SQL.candidatoInsert],
+  'candidato-create': [SQL.begin, SQL.candidatoInsert, SQL.eventInsert, SQL.commit],
   candidatar: move(SQL.vagaShare),
   aprovar: move(),
   'aprovar-cancel': move()
