@@ -16,7 +16,9 @@ export type Backend = 'pglite' | 'postgres'
 async function openDatabase (t: Test, backend: Backend, embedded: 'new' | 'migrated'): Promise<Kysely<Schema> | undefined> {
   const url = backend === 'postgres' ? await freshPostgresDatabase(t) : undefined
   if (backend === 'postgres' && url === undefined) return undefined
-  const where = embedded === 'migrated' ? { dataDir: emptyDataDir(t), startEmbedded: await sharedEmbeddedDatabase() } : { dataDir: await freshDataDir(t) }
+  const where = url !== undefined
+    ? { dataDir: emptyDataDir(t) }
+    : embedded === 'migrated' ? { dataDir: emptyDataDir(t), startEmbedded: await sharedEmbeddedDatabase() } : { dataDir: await freshDataDir(t) }
   const database = createDatabase({ url, poolSize: 20, ...where })
   t.teardown(() => database.close())
   await database.open()
