@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { logCause } from '../src/health/log-cause.js'
 import { deliveryHandler } from '../src/webhooks/deliver.js'
-import { startDeliveryQueue, type DeliveryQueue } from '../src/webhooks/delivery-queue.js'
+import type { DeliveryQueue } from '../src/webhooks/delivery-queue.js'
 import { anySubscription, dispatchEvents } from '../src/webhooks/dispatch.js'
 import { eventRepresentation } from '../src/webhooks/event-source.js'
 import { newSigningSecret } from '../src/webhooks/signing-secret.js'
@@ -53,6 +53,8 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
     if (storage.state() !== 'ready') return
     if (queue === undefined) {
       if (!await anySubscription(storage.db)) return
+      // The job queue's code is loaded with the first subscription: a service without any never holds it.
+      const { startDeliveryQueue } = await import('../src/webhooks/delivery-queue.js')
       queue = await startDeliveryQueue(storage.db, settings, handler, error => log.warn(logCause(error), 'webhook delivery queue failed'))
       log.info('webhook delivery queue started')
     }
