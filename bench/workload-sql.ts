@@ -40,14 +40,14 @@ export const SQL = {
   /** Creates: arrays of names and addresses (the service batches; the baseline sends one of each). */
   candidatoInsert: { name: 'candidato-insert', text: 'insert into candidatos (nome, email, email_chave, status) select nome, email, email_chave, \'cadastrado\' from unnest($1::text[], $2::text[], $3::text[]) as p(nome, email, email_chave) order by email_chave returning "id", "nome", "email", "status", "vaga_id", "transferido_de", "criado_em", "atualizado_em", "versao"' },
   /**
-   * The events of a transaction, its last statement (it takes the feed's lock): $1 types, $2 actors,
+   * The events of a transaction, its last statement: $1 types, $2 actors,
    * $3 subject kinds, $4 subject ids, $5 the subjects' records as JSON.
    */
   eventInsert: {
     name: 'event-insert',
     text: `insert into eventos (tipo, ator, sujeito_tipo, sujeito_id, dados)
     select tipo, ator, sujeito_tipo, sujeito_id, dados::jsonb
-    from (select pg_advisory_xact_lock(435778055796)) feed_lock, unnest($1::text[], $2::text[], $3::text[],
+    from unnest($1::text[], $2::text[], $3::text[],
       $4::uuid[], $5::text[])
       with ordinality as e(tipo, ator, sujeito_tipo, sujeito_id, dados, n)
     order by n`

@@ -18,7 +18,7 @@ const FeedQuery = Type.Object({
   cursor: Type.Optional(Cursor)
 })
 
-/** GET /eventos (docs/api.md, "Events"): every state change, in commit order, from a cursor on. */
+/** GET /eventos (docs/api.md, "Events"): every state change, in the order they committed, from a cursor on. */
 const eventos: FastifyPluginAsyncTypebox = async (fastify) => {
   const { eventos } = fastify.repositories
   const vagas = servedVersions(fastify.apiVersions, vagaVersions)
@@ -34,7 +34,7 @@ const eventos: FastifyPluginAsyncTypebox = async (fastify) => {
       config: { scopes: ['eventos:read'], database: true },
       schema: {
         summary: 'Read the event feed',
-        description: 'One event per state change, oldest first in commit order. Filter by `tipo` and `sujeitoId`. The `next` link is always there: ' +
+        description: 'One event per state change, in the order they committed. Filter by `tipo` and `sujeitoId`. The `next` link is always there: ' +
           'follow it now while pages come back full, later to poll. A cursor from before the oldest event kept answers 410.',
         tags: ['eventos'],
         querystring: FeedQuery,

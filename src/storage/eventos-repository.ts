@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import type { SubjectKind } from '../domain/events.js'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
+import { numberCommittedEvents } from './event-log.js'
 import { withoutStatementDeadline } from './statement-deadline.js'
 import type { Schema } from './schema.js'
 
@@ -49,10 +50,11 @@ interface PageRow {
   dados: unknown
 }
 
-/** The event feed: pages in id order (which is commit order, see event-log.ts) and the retention purge. */
+/** The event feed: pages in id order (given after commit, see event-log.ts) and the retention purge. */
 export function createEventosRepository (db: Kysely<Schema>, retentionHours: number) {
   return {
     async page ({ filter, after, limit }: EventPageRequest): Promise<EventPage> {
+      await numberCommittedEvents(db)
       // One statement, one snapshot: the purge mark, the newest id and the page agree with each other.
       const { rows } = await sql<PageRow>`select r.removidos_ate, r.ultimo, p.id, p.tipo, p.em, p.ator, p.sujeito_tipo, p.sujeito_id, p.dados
         from (select coalesce((select removidos_ate from eventos_retencao), 0) as removidos_ate, (select max(id) from eventos) as ultimo) r
@@ -83,10 +85,12 @@ export function createEventosRepository (db: Kysely<Schema>, retentionHours: num
 
     /** Removes the events older than the retention time, and marks the newest id removed; returns how many. */
     async purgeExpired (): Promise<number> {
+      // Events are removed once numbered, so the mark covers every one removed.
+      await numberCommittedEvents(db)
       return await db.transaction().execute(async trx => {
         await withoutStatementDeadline(trx)
         const { rows } = await sql<{ removed: number }>`with gone as (
-            delete from eventos where em < now() - make_interval(hours => ${retentionHours}) returning id
+            delete from eventos where em < now() - make_interval(hours => ${retentionHours}) and id is not null returning id
           ), marked as (
             insert into eventos_retencao (unica, removidos_ate) select true, max(id) from gone having count(*) > 0
             on conflict (unica) do update set removidos_ate = greatest(eventos_retencao.removidos_ate, excluded.removidos_ate)

@@ -58,7 +58,10 @@ export interface IdempotencyKeysTable {
 }
 
 export interface EventosTable {
-  id: GeneratedAlways<number>
+  /** The order the events were written in. */
+  ordem: GeneratedAlways<number>
+  /** The feed's position, given after commit (see event-log.ts); null until then. */
+  id: ColumnType<number | null, never, number>
   tipo: string
   em: Timestamp
   ator: string

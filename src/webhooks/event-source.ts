@@ -1,5 +1,5 @@
 // The one place the webhooks read the event feed: a page of events after a position, in id order
-// (which is commit order), and each event as the feed shows it in the payloads' version.
+// (given after commit), and each event as the feed shows it in the payloads' version.
 import type { Transaction } from 'kysely'
 import type { ApiVersionTable } from '../versioning/versions.js'
 import { versionedHref } from '../versioning/href.js'

@@ -14,7 +14,7 @@ export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'What chan
 /** An event whose `dados` is the subject in the serving version's representation. */
 export function eventoSchema (vagaSchema: TSchema, candidatoSchema: TSchema) {
   return Type.Object({
-    id: Type.Integer({ minimum: 1, description: 'Grows in commit order; gaps are normal' }),
+    id: Type.Integer({ minimum: 1, description: 'The feed\'s order, given once the change committed' }),
     tipo: EventTypeSchema,
     em: { ...Timestamp, description: 'When the change\'s transaction began (ISO 8601, UTC, milliseconds); not ordered, `id` is' },
     ator: Type.String({ description: 'Who made the change: the token\'s actor, as in a candidato\'s `historico`' }),

@@ -178,7 +178,7 @@ async function retention (t: Test, env: Record<string, string>): Promise<void> {
   await ok(alice, 'POST', '/api/v2/vagas', { titulo: 'Nova' })
   t.equal(await app.repositories.eventos.purgeExpired(), 0, 'nothing is older than the retention yet')
   // The two older events are aged past the retention, as a day and more going by would.
-  await sql`update eventos set em = em - interval '25 hours' where id in (select id from eventos order by id limit 2)`.execute(app.storage.db)
+  await sql`update eventos set em = em - interval '25 hours' where ordem in (select ordem from eventos order by ordem limit 2)`.execute(app.storage.db)
   t.equal(await app.repositories.eventos.purgeExpired(), 2, 'the purge removes them')
 
   const expired = await app.inject({ url: afterFirst, headers: reader })

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * Read the event feed
-         * @description One event per state change, oldest first in commit order. Filter by `tipo` and `sujeitoId`. The `next` link is always there: follow it now while pages come back full, later to poll. A cursor from before the oldest event kept answers 410.
+         * @description One event per state change, in the order they committed. Filter by `tipo` and `sujeitoId`. The `next` link is always there: follow it now while pages come back full, later to poll. A cursor from before the oldest event kept answers 410.
          */
         get: operations["getApiEventos"];
         put?: never;
@@ -514,7 +514,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            /** @description Grows in commit order; gaps are normal */
+                            /** @description The feed's order, given once the change committed */
                             id: number;
                             /**
                              * @description What changed; docs/api.md lists each type
@@ -11810,7 +11810,7 @@ export interface operations {
                     timestamp: string;
                     /** @description One state change */
                     data: {
-                        /** @description Grows in commit order; gaps are normal */
+                        /** @description The feed's order, given once the change committed */
                         id: number;
                         /**
                          * @description What changed; docs/api.md lists each type
