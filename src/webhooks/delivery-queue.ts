@@ -1,6 +1,6 @@
 // The deliveries' job queue: pg-boss on the service's own database, so every instance shares the
 // work, a restart loses nothing, and retries wait in the database rather than in a process.
-import type { Kysely, Transaction } from 'kysely'
+import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobWithMetadata } from 'pg-boss'
 import type { Schema } from '../storage/schema.js'
 
@@ -63,9 +63,30 @@ async function ensureQueue (boss: PgBoss): Promise<void> {
   })
 }
 
+/**
+ * pg-boss on the service's own pool. Some of its queries are whole transactions (`begin; ...; commit`
+ * in one); one that fails half-way leaves its connection inside the failed transaction, and the
+ * service's next transaction on that connection would fail too. So the connection is rolled back
+ * before it goes back to the pool.
+ */
+export function onServicePool (db: Kysely<Schema>): ReturnType<typeof fromKysely> {
+  return {
+    async executeSql (text, values) {
+      return await db.connection().execute(async connection => {
+        try {
+          return { rows: [...(await connection.executeQuery(CompiledQuery.raw(text, values ?? []))).rows] }
+        } catch (error) {
+          await sql`rollback`.execute(connection).catch(() => {})
+          throw error
+        }
+      })
+    }
+  }
+}
+
 /** Creates pg-boss's tables when they are missing, then works the queue. */
 export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handler: DeliveryHandler, onError: (error: Error) => void): Promise<DeliveryQueue> {
-  const boss = new PgBoss({ db: fromKysely(db), schema: SCHEMA, schedule: false })
+  const boss = new PgBoss({ db: onServicePool(db), schema: SCHEMA, schedule: false })
   boss.on('error', onError)
   await boss.start()
   try {
