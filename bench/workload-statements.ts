@@ -34,7 +34,8 @@ async function recording<T> (work: (statements: string[]) => Promise<T>): Promis
 /** What one request of each operation makes the service send, in the order sent. */
 export async function serviceStatements (env: Record<string, string>, data: WorkloadData, authorization: string): Promise<Record<SingleName, string[]>> {
   return await recording(async statements => {
-    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' })
+    // The webhook dispatch asks its question on a timer, for no request: not within the recording.
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent', WEBHOOK_DISPATCH_INTERVAL_MS: '60000' })
     const fastify = Fastify(serverOptions(config))
     try {
       await fastify.register(fp(app), { config })

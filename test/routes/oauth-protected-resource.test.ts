@@ -15,7 +15,7 @@ t.test('RFC 9728 metadata lists the resource, issuer, declared scopes and bearer
   t.same(res.json(), {
     resource: 'https://api.example.test',
     authorization_servers: ['https://login.example.test'],
-    scopes_supported: ['candidatos:read', 'candidatos:write', 'eventos:read', 'health:read', 'heartbeat:write', 'metrics:read', 'tokens:revoke', 'vagas:read', 'vagas:write'],
+    scopes_supported: ['candidatos:read', 'candidatos:write', 'eventos:read', 'health:read', 'heartbeat:write', 'metrics:read', 'tokens:revoke', 'vagas:read', 'vagas:write', 'webhooks:write'],
     bearer_methods_supported: ['header', 'body', 'query']
   })
   t.match(res.headers['cache-control'], /max-age/, 'metadata may be cached')
