@@ -1,4 +1,5 @@
 import t from 'tap'
+import { get } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -58,6 +59,16 @@ async function probeFor (url: string, pid: number, baselineMb: number, durationM
   return { probes, peakGrowthMb }
 }
 
+/**
+ * The status of a GET on a connection of its own. A socket kept alive from before the flood may be
+ * closed by the server at the moment it is reused, which says nothing about the server.
+ */
+async function statusOnNewConnection (url: string): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    get(url, { agent: false }, res => { res.resume(); resolve(res.statusCode ?? 0) }).on('error', reject)
+  })
+}
+
 function percentile (values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)]!
@@ -87,7 +98,7 @@ t.test('16 connections flooding pipelined docs requests and never reading: memor
 
   // Afterwards: the process is alive and serves every kind of route.
   t.equal(server.child.exitCode, null, 'the process still runs')
-  t.equal((await fetch(`${server.url}/ping`)).status, 200)
-  t.equal((await fetch(`${server.url}/health/ready`)).status, 200)
-  t.equal((await fetch(`${server.url}/docs/v1/openapi.json`)).status, 200)
+  t.equal(await statusOnNewConnection(`${server.url}/ping`), 200)
+  t.equal(await statusOnNewConnection(`${server.url}/health/ready`), 200)
+  t.equal(await statusOnNewConnection(`${server.url}/docs/v1/openapi.json`), 200)
 })
