@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { mintToken } from '../helper.js'
 import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
-import { startServerProcess, type ServerProcess } from '../support/server-process.js'
+import { startServerProcess, untilReady, type ServerProcess } from '../support/server-process.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { startReceiver } from '../support/webhook-receiver.js'
 
@@ -27,8 +27,7 @@ t.test('a receiver down, then back, gets every event, in order per subject', asy
     assert.ok(res.ok, `POST ${path}: ${res.status} ${text}`)
     return JSON.parse(text) as { id: string, segredo?: string }
   }
-  await eventually(async () => { assert.equal((await fetch(`${first.url}/health/ready`)).status, 200) })
-  await eventually(async () => { assert.equal((await fetch(`${second.url}/health/ready`)).status, 200) })
+  await Promise.all([untilReady(first.url), untilReady(second.url)])
 
   const port = await closedPort()
   const { segredo } = await send(first, '/webhooks', { url: `http://127.0.0.1:${port}/hook` })
