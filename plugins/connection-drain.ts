@@ -23,7 +23,8 @@ function closeAfterAnswer (_request: IncomingMessage, response: ServerResponse):
  * Graceful shutdown, seen from a connection. During the drain delay nothing changes for connections:
  * readiness says NotReady, balancers send new clients elsewhere, and kept-alive clients go on where
  * they are (told to close, they would only reconnect here). When the server closes, the listener
- * stops accepting first, so a new connection is refused, never reset; then every answer carries
+ * stops accepting first, so a new connection is refused (bar one the kernel queued in the instant
+ * the listener closes: the kernel resets it, unread); then every answer carries
  * `Connection: close`, and a connection is closed by the server only once it has rested a second,
  * counted from the start of the close, with no request in it. A request a connection carries is always answered.
  */
