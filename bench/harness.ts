@@ -231,12 +231,15 @@ export function fmt (value: number, digits: number): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
-/** A new, empty database on the PostgreSQL server at `serverUrl`, and a way to drop it. */
-export async function freshDatabase (serverUrl: string, prefix: string): Promise<{ url: string, drop: () => Promise<void> }> {
+/**
+ * A new database on the PostgreSQL server at `serverUrl`, and a way to drop it: empty, or a copy of
+ * the database `template` (which nothing may be connected to meanwhile).
+ */
+export async function freshDatabase (serverUrl: string, prefix: string, template?: string): Promise<{ url: string, drop: () => Promise<void> }> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.query(`CREATE DATABASE ${name}${template === undefined ? '' : ` TEMPLATE ${template}`}`)
   await admin.end()
   const url = new URL(serverUrl)
   url.pathname = `/${name}`

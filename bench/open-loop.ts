@@ -27,7 +27,8 @@ export interface OpenLoopOptions {
   timeoutMs?: number
 }
 
-function percentile (sorted: number[], fraction: number): number {
+/** The value at `fraction` (0.99: p99) of values sorted in ascending order; 0 for none. */
+export function percentile (sorted: number[], fraction: number): number {
   if (sorted.length === 0) return 0
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number
 }

@@ -9,7 +9,7 @@ import type { LoadResult } from './load-result.js'
 import { plainAppScript, SHIPPED_NODE_FLAGS } from './shipped-process.js'
 import { restoreWorkload, seedWorkload, untilDatabaseIdle } from './workload-data.js'
 import type { WorkloadLoadOptions } from './workload-load.js'
-import { OPERATIONS, type OperationName, type WorkloadData } from './workload-operations.js'
+import type { OperationName, WorkloadData } from './workload-operations.js'
 
 export const settings = {
   vagas: positiveInteger('BENCH_VAGAS', 1000),
@@ -33,18 +33,17 @@ const CANDIDATAR_RATE_BOUND = 15_000
 
 export interface Side { server: Server, rounds: LoadResult[], atHalfCapacity: LoadResult[] }
 
-/** The operations named by BENCH_OPERATIONS (all of them, or `fallback`, when unset). */
-export function selectedOperations (fallback?: OperationName[]): OperationName[] {
-  const all = Object.keys(OPERATIONS) as OperationName[]
+/** The names of `all` that BENCH_OPERATIONS names (all of them when unset): operations, and sections such as `webhooks`. */
+export function selectedOperations<N extends string> (all: readonly N[]): N[] {
   const only = process.env.BENCH_OPERATIONS?.split(',').map(name => name.trim()).filter(name => name !== '')
-  if (only === undefined) return fallback ?? all
-  const unknown = only.filter(name => !all.includes(name as OperationName))
+  if (only === undefined) return [...all]
+  const unknown = only.filter(name => !all.includes(name as N))
   if (unknown.length > 0) throw new Error(`no operation named ${unknown.join(', ')}; known: ${all.join(', ')}`)
-  return only as OperationName[]
+  return only as N[]
 }
 
 /** The rounds, each starting with another side: drift over the run (heat, neighbours) weighs on all alike. */
-async function interleaved (sides: Side[], label: string, run: (side: Side) => Promise<void>): Promise<void> {
+export async function interleaved<S> (sides: S[], label: string, run: (side: S) => Promise<void>): Promise<void> {
   for (let round = 0; round < settings.rounds; round++) {
     for (let i = 0; i < sides.length; i++) await run(sides[(round + i) % sides.length]!)
     process.stdout.write(` ${label} ${round + 1}/${settings.rounds}`)
@@ -59,6 +58,7 @@ async function interleaved (sides: Side[], label: string, run: (side: Side) => P
 export class WorkloadBench {
   private runs = 0
   readonly servers: Server[] = []
+  private readonly copies: Array<() => Promise<void>> = []
 
   private constructor (
     readonly pinning: Pinning,
@@ -81,6 +81,13 @@ export class WorkloadBench {
     writeFileSync(dataFile, JSON.stringify(data))
     const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'vagas:read candidatos:read candidatos:write', ttl: 24 * 3600 })}`
     return new WorkloadBench(pinning, database.url, data, dataFile, authorization, scratch, database.drop)
+  }
+
+  /** A copy of the seeded database, dropped with it; made before anything connects to the original. */
+  async copyDatabase (prefix: string): Promise<string> {
+    const copy = await freshDatabase(serverUrl, prefix, new URL(this.databaseUrl).pathname.slice(1))
+    this.copies.push(copy.drop)
+    return copy.url
   }
 
   get serviceEnv (): Record<string, string> {
@@ -117,10 +124,11 @@ export class WorkloadBench {
     return await this.startBaseline('plain app', [plainAppScript()])
   }
 
-  async load (operation: OperationName, server: Server, durationSeconds: number, offeredRate?: number): Promise<LoadResult> {
+  /** One load run; `databaseUrl` names the server's database when it is not the seeded one (a copy). */
+  async load (operation: OperationName, server: Server, durationSeconds: number, offeredRate?: number, databaseUrl = this.databaseUrl): Promise<LoadResult> {
     await untilQuiet(this.servers)
-    await untilDatabaseIdle(this.databaseUrl)
-    if (WRITES.has(operation)) await restoreWorkload(this.databaseUrl, this.data)
+    await untilDatabaseIdle(databaseUrl)
+    if (WRITES.has(operation)) await restoreWorkload(databaseUrl, this.data)
     const options: WorkloadLoadOptions = {
       baseUrl: server.baseUrl,
       operation,
@@ -160,6 +168,7 @@ export class WorkloadBench {
 
   async close (): Promise<void> {
     for (const server of this.servers) await stopServer(server)
+    for (const drop of this.copies) await drop()
     await this.drop()
     rmSync(this.scratch, { recursive: true, force: true })
   }

@@ -10,7 +10,7 @@
 import { choosePinning, compare, fmt, medians, printRows, profilingFlags, writeResults, type Comparison, type Figures, type Server } from './harness.js'
 import type { LoadResult } from './load-result.js'
 import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
-import type { OperationName } from './workload-operations.js'
+import { OPERATIONS, type OperationName } from './workload-operations.js'
 import { selectedOperations, settings, unexpected, WorkloadBench, type Side } from './workload-runs.js'
 import { assertSameStatements, serviceStatements } from './workload-statements.js'
 
@@ -90,7 +90,7 @@ function printTable (reports: OperationReport[]): void {
 }
 
 async function main (): Promise<number> {
-  const operations = selectedOperations()
+  const operations = selectedOperations(Object.keys(OPERATIONS) as OperationName[])
   const pinning = choosePinning()
   process.stdout.write(`${settings.vagas} vagas, ${settings.candidatos} candidatos; ${settings.connections} connections, no pipelining, ` +
     `${settings.poolSize} database connections per server; ${settings.rounds} interleaved rounds of ${settings.durationSeconds} s ` +
