@@ -6,7 +6,7 @@ import type { Schema } from '../storage/schema.js'
 
 export const DELIVERY_QUEUE = 'webhook-deliveries'
 // pg-boss's own tables, beside the service's.
-const SCHEMA = 'webhook_jobs'
+export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
 
 export interface DeliveryJob {
   webhookId: string
@@ -86,7 +86,7 @@ export function onServicePool (db: Kysely<Schema>): ReturnType<typeof fromKysely
 
 /** Creates pg-boss's tables when they are missing, then works the queue. */
 export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handler: DeliveryHandler, onError: (error: Error) => void): Promise<DeliveryQueue> {
-  const boss = new PgBoss({ db: onServicePool(db), schema: SCHEMA, schedule: false })
+  const boss = new PgBoss({ db: onServicePool(db), schema: DELIVERY_QUEUE_SCHEMA, schedule: false })
   boss.on('error', onError)
   await boss.start()
   try {

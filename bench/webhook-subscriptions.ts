@@ -1,0 +1,153 @@
+// The webhooks section's side of the receivers and of the database: starts the receivers
+// (bench/webhook-receivers.ts) on the load generator's core, subscribes each to a service through
+// its API, reads back when each event arrived, and reads and resets what the deliveries left in the
+// database between runs.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { resolve } from 'node:path'
+import pg from 'pg'
+import { DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from '../src/webhooks/delivery-queue.js'
+import { command, root, type Pinning, type Server } from './harness.js'
+import type { Arrivals, ReceiversMessage, ReceiversRequest } from './webhook-receivers.js'
+
+export class Receivers {
+  private constructor (private readonly child: ChildProcess, readonly origins: string[]) {}
+
+  static async start (pinning: Pinning, count: number): Promise<Receivers> {
+    const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, 'bench/webhook-receivers.ts'), String(count)])
+    const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+    const message = await answer(child)
+    if (message.type !== 'listening') throw new Error(`the receivers said ${message.type} before listening`)
+    return new Receivers(child, message.origins)
+  }
+
+  private async ask<T extends ReceiversMessage['type']> (request: ReceiversRequest & { type: T }): Promise<Extract<ReceiversMessage, { type: T }>> {
+    const answered = answer(this.child)
+    this.child.send(request)
+    const message = await answered
+    if (message.type !== request.type) throw new Error(`the receivers answered ${message.type} to ${request.type}`)
+    return message as Extract<ReceiversMessage, { type: T }>
+  }
+
+  async expect (secrets: Record<string, string>): Promise<void> {
+    await this.ask({ type: 'subscribed', secrets })
+  }
+
+  /** Distinct events above the id `after` received by the given paths. */
+  async received (paths: string[], after: number): Promise<number> {
+    return (await this.ask({ type: 'count', paths, after })).received
+  }
+
+  async take (paths: string[]): Promise<Arrivals> {
+    return (await this.ask({ type: 'take', paths })).arrivals
+  }
+
+  close (): void {
+    this.child.disconnect()
+  }
+}
+
+/** The next message of the child, or its exit as an error. */
+async function answer (child: ChildProcess): Promise<ReceiversMessage> {
+  return await new Promise((resolve, reject) => {
+    const exited = (code: number | null) => { reject(new Error(`the webhook receivers exited with code ${code}`)) }
+    child.once('exit', exited)
+    child.once('message', (message: ReceiversMessage) => {
+      child.off('exit', exited)
+      resolve(message)
+    })
+  })
+}
+
+export interface Subscribed { ids: string[], paths: string[] }
+
+/** One subscription to every event type per receiver, through the service's API. */
+export async function subscribe (service: Server, authorization: string, receivers: Receivers): Promise<Subscribed> {
+  const subscribed: Subscribed = { ids: [], paths: [] }
+  const secrets: Record<string, string> = {}
+  for (const [i, origin] of receivers.origins.entries()) {
+    const path = `/subscription-${i}`
+    const response = await fetch(`${service.baseUrl}/api/v2/webhooks`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: origin + path })
+    })
+    const body = await response.json() as { id: string, segredo: string }
+    if (response.status !== 201) throw new Error(`POST /api/v2/webhooks answered ${response.status}: ${JSON.stringify(body)}`)
+    subscribed.ids.push(body.id)
+    subscribed.paths.push(path)
+    secrets[path] = body.segredo
+  }
+  await receivers.expect(secrets)
+  return subscribed
+}
+
+async function withClient<T> (databaseUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * Drops what the deliveries have not reached yet, so the next run starts with nothing queued: the
+ * events no dispatch has numbered, the dispatch position moved past the rest, the queued jobs (and the
+ * finished ones, so the queue is as small in every run). The dispatch, which numbers events, waits
+ * meanwhile behind the lock on its position; deliveries under way finish.
+ */
+export async function skipBacklog (databaseUrl: string): Promise<void> {
+  await withClient(databaseUrl, async client => {
+    await client.query('begin')
+    try {
+      await client.query('lock table webhook_despacho in exclusive mode')
+      await client.query('delete from eventos where id is null')
+      await client.query('update webhook_despacho set ate_evento = greatest(ate_evento, (select coalesce(max(id), 0) from eventos))')
+      const { rows } = await client.query<{ queue: string | null }>('select to_regclass($1) as queue', [`${DELIVERY_QUEUE_SCHEMA}.job`])
+      // pg-boss makes its tables with the first subscription.
+      if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_QUEUE_SCHEMA}.job where name = $1 and state <> 'active'`, [DELIVERY_QUEUE])
+      await client.query('commit')
+    } catch (error) {
+      await client.query('rollback')
+      throw error
+    }
+  })
+}
+
+/**
+ * Where the feed stands before a run: its events are the ones written after `ordem`, and any id they
+ * get is above `id` (ids are given after commit, each above every id given before).
+ */
+export interface EventMark { ordem: number, id: number }
+
+export async function eventMark (databaseUrl: string): Promise<EventMark> {
+  return await withClient(databaseUrl, async client => {
+    const { rows } = await client.query<EventMark>('select coalesce(max(ordem), 0)::float8 as ordem, coalesce(max(id), 0)::float8 as id from eventos')
+    return rows[0]!
+  })
+}
+
+export interface RunEvent {
+  /** Its feed id; null while no dispatch has numbered it (then it cannot have been delivered). */
+  id: number | null
+  /** `em`, when its transaction began, in ms since the epoch. */
+  at: number
+}
+
+export async function eventsAfter (databaseUrl: string, mark: EventMark): Promise<RunEvent[]> {
+  return await withClient(databaseUrl, async client => {
+    const { rows } = await client.query<RunEvent>('select id::float8 as id, extract(epoch from em)::float8 * 1000 as at from eventos where ordem > $1', [mark.ordem])
+    return rows
+  })
+}
+
+/** For each delivery of the events after `mark` queued so far: ms from the event's `em` to its job's creation (the dispatch). */
+export async function queuedAfter (databaseUrl: string, mark: EventMark): Promise<number[]> {
+  return await withClient(databaseUrl, async client => {
+    const { rows } = await client.query<{ ms: number }>(`select extract(epoch from j.created_on - e.em)::float8 * 1000 as ms
+      from ${DELIVERY_QUEUE_SCHEMA}.job j join eventos e on e.id = (j.data->>'eventId')::bigint
+      where j.name = $1 and e.ordem > $2`, [DELIVERY_QUEUE, mark.ordem])
+    return rows.map(row => row.ms)
+  })
+}
