@@ -6,13 +6,16 @@
 // application costs; and a plain Fastify + `pg` app written the straightforward way on node's default
 // flags (bench/plain-app.ts), which is what a user compares the service with. Warm-up, then
 // interleaved rounds, medians; the mixed scenario is measured again at a fixed offered rate of half
-// its capacity, for the latency a client feels. Figures go to stdout and bench/results/workload.json.
+// its capacity, for the latency a client feels. The `webhooks` section (bench/workload-webhooks.ts)
+// measures the actions with 10 webhook subscriptions against without, and the time from an event's
+// commit to its delivery. Figures go to stdout and bench/results/workload.json.
 import { choosePinning, compare, fmt, medians, printRows, profilingFlags, writeResults, type Comparison, type Figures, type Server } from './harness.js'
 import type { LoadResult } from './load-result.js'
 import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
 import { OPERATIONS, type OperationName } from './workload-operations.js'
 import { selectedOperations, settings, unexpected, WorkloadBench, type Side } from './workload-runs.js'
 import { assertSameStatements, serviceStatements } from './workload-statements.js'
+import { measureWebhooks, printWebhooks, type WebhooksReport } from './workload-webhooks.js'
 
 /** Operations also measured at a fixed offered rate of half their capacity. */
 const AT_HALF_CAPACITY = new Set<OperationName>(['mixed'])
@@ -90,7 +93,8 @@ function printTable (reports: OperationReport[]): void {
 }
 
 async function main (): Promise<number> {
-  const operations = selectedOperations(Object.keys(OPERATIONS) as OperationName[])
+  const chosen = selectedOperations<OperationName | 'webhooks'>([...Object.keys(OPERATIONS) as OperationName[], 'webhooks'])
+  const operations = chosen.filter((name): name is OperationName => name !== 'webhooks')
   const pinning = choosePinning()
   process.stdout.write(`${settings.vagas} vagas, ${settings.candidatos} candidatos; ${settings.connections} connections, no pipelining, ` +
     `${settings.poolSize} database connections per server; ${settings.rounds} interleaved rounds of ${settings.durationSeconds} s ` +
@@ -98,20 +102,26 @@ async function main (): Promise<number> {
 
   const bench = await WorkloadBench.seeded(pinning, 'bench_workload')
   try {
-    assertSameStatements(await serviceStatements(bench.serviceEnv, bench.data, bench.authorization))
-    process.stdout.write('the baseline runs the statements the service sends\n')
-    const service = await bench.startService('service', { nodeFlags: [...SHIPPED_NODE_FLAGS, ...profilingFlags()] })
-    // The same SQL runs with the service's V8 flags, so that ratio compares the applications alone.
-    const sameSql = await bench.startBaseline('same SQL', [...SHIPPED_NODE_FLAGS, '--import=tsx', 'bench/workload-baseline.ts'])
-    const plain = await bench.startPlainApp()
-
+    // The servers with and without subscriptions each have their own data; copied before anything connects.
+    const webhooksData = chosen.includes('webhooks') ? await bench.copyDatabase('bench_workload_webhooks') : undefined
     const reports: OperationReport[] = []
-    for (const operation of operations) {
-      reports.push(report(operation, await bench.measure(operation, { service, sameSql, plain }, AT_HALF_CAPACITY.has(operation))))
+    if (operations.length > 0) {
+      assertSameStatements(await serviceStatements(bench.serviceEnv, bench.data, bench.authorization))
+      process.stdout.write('the baseline runs the statements the service sends\n')
+      const service = await bench.startService('service', { nodeFlags: [...SHIPPED_NODE_FLAGS, ...profilingFlags()] })
+      // The same SQL runs with the service's V8 flags, so that ratio compares the applications alone.
+      const sameSql = await bench.startBaseline('same SQL', [...SHIPPED_NODE_FLAGS, '--import=tsx', 'bench/workload-baseline.ts'])
+      const plain = await bench.startPlainApp()
+      for (const operation of operations) {
+        reports.push(report(operation, await bench.measure(operation, { service, sameSql, plain }, AT_HALF_CAPACITY.has(operation))))
+      }
+      printTable(reports)
     }
-    printTable(reports)
-    writeResults('workload.json', pinning, { settings, operations: reports })
-    return reports.some(r => r.unexpectedAnswers > 0) ? 1 : 0
+    const webhooks: WebhooksReport | undefined = webhooksData === undefined ? undefined : await measureWebhooks(bench, webhooksData)
+    if (webhooks !== undefined) printWebhooks(webhooks)
+    writeResults('workload.json', pinning, { settings, operations: reports, ...(webhooks !== undefined && { webhooks }) })
+    const wrong = reports.reduce((sum, r) => sum + r.unexpectedAnswers, 0) + (webhooks?.unexpectedAnswers ?? 0) + (webhooks?.delivery.unverified ?? 0)
+    return wrong > 0 ? 1 : 0
   } finally {
     await bench.close()
   }
