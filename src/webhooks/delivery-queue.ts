@@ -1,10 +1,12 @@
 // The deliveries' job queue: pg-boss on the service's own database, so every instance shares the
 // work, a restart loses nothing, and retries wait in the database rather than in a process.
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely'
-import { PgBoss, fromKysely, type JobWithMetadata } from 'pg-boss'
+import { PgBoss, fromKysely, type JobResult } from 'pg-boss'
 import type { Schema } from '../storage/schema.js'
 
 export const DELIVERY_QUEUE = 'webhook-deliveries'
+// Sent side by side; a slow receiver holds only the deliveries fetched with its own, up to its timeout.
+const DELIVERIES_PER_FETCH = 10
 // pg-boss's own tables, beside the service's.
 export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
 
@@ -108,17 +110,22 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     localConcurrency: settings.workers,
     groupConcurrency: settings.perSubscription,
     pollingIntervalSeconds: settings.pollingSeconds,
+    // A worker takes several deliveries per fetch and fetches again at once while they come full, so
+    // a backlog drains at the receivers' pace rather than one delivery per worker per poll.
+    batchSize: DELIVERIES_PER_FETCH,
+    burstWhenBatchFull: true,
+    perJobResults: true,
     includeMetadata: true
-  }, async ([job]) => {
-    const { retryCount } = job as JobWithMetadata<DeliveryJob>
-    const last = retryCount >= settings.retryLimit
+  }, async jobs => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
+    const last = job.retryCount >= settings.retryLimit
     try {
-      await handler(job!.data, { number: retryCount + 1, last })
+      await handler(job.data, { number: job.retryCount + 1, last })
     } catch (error) {
-      if (!last) throw error
+      if (!last) return { id: job.id, status: 'failed', output: { message: (error as Error).message } }
       onError(error as Error)
     }
-  })
+    return { id: job.id, status: 'completed' }
+  })))
 
   return {
     async add (trx, deliveries) {
