@@ -98,21 +98,29 @@ async function withClient<T> (databaseUrl: string, work: (client: pg.Client) => 
  * meanwhile behind the lock on its position; deliveries under way finish.
  */
 export async function skipBacklog (databaseUrl: string): Promise<void> {
-  await withClient(databaseUrl, async client => {
-    await client.query('begin')
+  // The service's workers complete jobs meanwhile: a deadlock with them is tried again.
+  for (let attempt = 1; ; attempt++) {
     try {
-      await client.query('lock table webhook_despacho in exclusive mode')
-      await client.query('delete from eventos where id is null')
-      await client.query('update webhook_despacho set ate_evento = greatest(ate_evento, (select coalesce(max(id), 0) from eventos))')
-      const { rows } = await client.query<{ queue: string | null }>('select to_regclass($1) as queue', [`${DELIVERY_QUEUE_SCHEMA}.job`])
-      // pg-boss makes its tables with the first subscription.
-      if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_QUEUE_SCHEMA}.job where name = $1 and state <> 'active'`, [DELIVERY_QUEUE])
-      await client.query('commit')
+      await withClient(databaseUrl, async client => {
+        await client.query('begin')
+        try {
+          await client.query('lock table webhook_despacho in exclusive mode')
+          await client.query('delete from eventos where id is null')
+          await client.query('update webhook_despacho set ate_evento = greatest(ate_evento, (select coalesce(max(id), 0) from eventos))')
+          const { rows } = await client.query<{ queue: string | null }>('select to_regclass($1) as queue', [`${DELIVERY_QUEUE_SCHEMA}.job`])
+          // pg-boss makes its tables with the first subscription.
+          if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_QUEUE_SCHEMA}.job where name = $1 and state <> 'active'`, [DELIVERY_QUEUE])
+          await client.query('commit')
+        } catch (error) {
+          await client.query('rollback')
+          throw error
+        }
+      })
+      return
     } catch (error) {
-      await client.query('rollback')
-      throw error
+      if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error
     }
-  })
+  }
 }
 
 /**
