@@ -38,6 +38,8 @@ export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retention
     /**
      * Records an attempt and the subscription's run of failures with it, in one statement: a success
      * ends the run; a failure that comes `disableAfterSeconds` or more after the run began disables it.
+     * The subscription's row is written only when its state changes: every delivery of a healthy
+     * subscription rewriting it would queue them all behind its row lock.
      */
     async recordAttempt (attempt: NewAttempt, disableAfterSeconds: number): Promise<{ enabled: boolean }> {
       const { ok, durationMs, statusCode, error } = attempt.outcome
@@ -45,14 +47,18 @@ export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retention
           insert into webhook_tentativas (webhook_id, evento_id, mensagem_id, numero, duracao_ms, codigo, resultado, erro)
           values (${attempt.webhookId}, ${attempt.eventId}, ${attempt.messageId}, ${attempt.number}, ${durationMs}, ${statusCode ?? null},
             ${ok ? 'sucesso' : 'falha'}, ${error ?? null})
-        ), desde as (
-          select id, case when ${ok} then null else coalesce(falhando_desde, now()) end as falhando_desde from webhooks where id = ${attempt.webhookId}
+        ), atual as (
+          select id, ativo, falhando_desde, case when ${ok} then null else coalesce(falhando_desde, now()) end as desde
+          from webhooks where id = ${attempt.webhookId}
+        ), mudou as (
+          update webhooks w set falhando_desde = a.desde,
+            ativo = w.ativo and (a.desde is null or a.desde > now() - make_interval(secs => ${disableAfterSeconds})),
+            desativado_em = case when w.ativo and a.desde <= now() - make_interval(secs => ${disableAfterSeconds}) then now() else w.desativado_em end
+          from atual a
+          where w.id = a.id and (a.falhando_desde is distinct from a.desde or (a.ativo and a.desde <= now() - make_interval(secs => ${disableAfterSeconds})))
+          returning w.ativo
         )
-        update webhooks w set falhando_desde = d.falhando_desde,
-          ativo = w.ativo and (d.falhando_desde is null or d.falhando_desde > now() - make_interval(secs => ${disableAfterSeconds})),
-          desativado_em = case when w.ativo and d.falhando_desde <= now() - make_interval(secs => ${disableAfterSeconds}) then now() else w.desativado_em end
-        from desde d where w.id = d.id
-        returning w.ativo`.execute(db)
+        select coalesce((select ativo from mudou), (select ativo from atual)) as ativo`.execute(db)
       return { enabled: rows[0]?.ativo ?? false }
     },
 

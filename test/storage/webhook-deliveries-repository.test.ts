@@ -7,6 +7,7 @@ import { createWebhooksRepository } from '../../src/storage/webhooks-repository.
 import { migratedDatabase } from '../support/database.js'
 
 const failed = { ok: false, durationMs: 5, statusCode: 500, error: 'status' as const }
+const succeeded = { ok: true, durationMs: 3, statusCode: 200 }
 
 t.test('attempts, failures and the purge', async t => {
   const db = await migratedDatabase(t, 'pglite')
@@ -30,4 +31,25 @@ t.test('attempts, failures and the purge', async t => {
   await sql`update webhook_tentativas set em = now() - interval '25 hours' where numero < 3`.execute(db)
   t.equal(await deliveries.purgeExpiredAttempts(), 2, 'attempts older than the retention are removed')
   t.same((await deliveries.listAttempts(webhook.id, 10)).map(a => a.numero), [4, 3])
+})
+
+t.test('attempts that change nothing leave the subscription\'s row unwritten', async t => {
+  const db = await migratedDatabase(t, 'pglite')
+  if (db === undefined) return
+  const deliveries = createWebhookDeliveriesRepository(db, 24)
+  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA')
+  const attempt = (number: number, outcome: typeof failed | typeof succeeded) => ({ webhookId: webhook.id, eventId: 1, messageId: 'msg_1', number, outcome })
+  // The row's version: a new one with every write.
+  const version = async () => (await sql<{ xmin: string }>`select xmin::text from webhooks where id = ${webhook.id}`.execute(db)).rows[0]!.xmin
+
+  const created = await version()
+  t.same(await deliveries.recordAttempt(attempt(1, succeeded), 3600), { enabled: true })
+  t.equal(await version(), created, 'a success of a healthy subscription')
+  await deliveries.recordAttempt(attempt(2, failed), 3600)
+  const failing = await version()
+  t.not(failing, created, 'the first failure starts the run')
+  t.same(await deliveries.recordAttempt(attempt(3, failed), 3600), { enabled: true })
+  t.equal(await version(), failing, 'a failure within the run')
+  await deliveries.recordAttempt(attempt(4, succeeded), 3600)
+  t.not(await version(), failing, 'a success ends the run')
 })
