@@ -39,6 +39,7 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_DELAY_MAX_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 3600, description: 'the longest wait between two retries, in seconds from 1 to 86400' }),
   WEBHOOK_DISABLE_AFTER_SECONDS: Type.Integer({ minimum: 0, maximum: 2592000, default: 432000, description: 'seconds a subscription may fail without a success before it is disabled, from 0 to 2592000' }),
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: 'deliveries to one subscription in flight at once across instances, from 1 to 100' }),
+  WEBHOOK_MAX_SUBSCRIPTIONS: Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'webhook subscriptions kept at most, from 1 to 10000' }),
   WEBHOOK_WORKERS: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'deliveries one instance sends at once, from 1 to 100' }),
   // Loopback, private and link-local targets are refused unless this is on (a test, a closed network).
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'true or false: accept webhook targets at loopback, private and link-local addresses' }),

@@ -4,13 +4,12 @@ import { sql, type Transaction } from 'kysely'
 import type { Schema } from './schema.js'
 
 /**
- * Reads the position under a lock held until the transaction ends: `update` for the dispatch (instances
- * take turns), `share` for a new subscription (it waits for a dispatch under way, and the next waits for it).
+ * Reads the position under a lock held until the transaction ends. Dispatches take turns with it, and
+ * a new subscription waits for a dispatch under way (the next one sees it) and for another creation.
  */
-export async function lockDispatchPosition (trx: Transaction<Schema>, mode: 'update' | 'share'): Promise<number> {
+export async function lockDispatchPosition (trx: Transaction<Schema>): Promise<number> {
   await sql`insert into webhook_despacho (ate_evento) select coalesce(max(id), 0) from eventos on conflict (unica) do nothing`.execute(trx)
-  const query = trx.selectFrom('webhook_despacho').select('ate_evento')
-  const { ate_evento: position } = await (mode === 'update' ? query.forUpdate() : query.forShare()).executeTakeFirstOrThrow()
+  const { ate_evento: position } = await trx.selectFrom('webhook_despacho').select('ate_evento').forUpdate().executeTakeFirstOrThrow()
   return position
 }
 

@@ -36,10 +36,16 @@ function toRecord (row: Pick<Selectable<WebhooksTable>, typeof WEBHOOK_COLUMNS[n
 /** Webhook subscriptions: what routes create and change, with their signing secrets. */
 export function createWebhooksRepository (db: Kysely<Schema>) {
   return {
-    /** Receives the events not dispatched yet: none is dispatched past it unseen (see lockDispatchPosition). */
-    async create (fields: WebhookFields, secret: string): Promise<WebhookRecord> {
+    /**
+     * Receives the events not dispatched yet: none is dispatched past it unseen (see lockDispatchPosition).
+     * `'full'` when `max` subscriptions exist: creations take that lock in turn, so two at once cannot
+     * both pass the count.
+     */
+    async create (fields: WebhookFields, secret: string, max: number): Promise<WebhookRecord | 'full'> {
       return await db.transaction().execute(async trx => {
-        const position = await lockDispatchPosition(trx, 'share')
+        const position = await lockDispatchPosition(trx)
+        const { count } = await trx.selectFrom('webhooks').select(eb => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow()
+        if (Number(count) >= max) return 'full'
         const row = await trx.insertInto('webhooks')
           .values({ ...fields, segredo: secret, desde_evento: position })
           .returning(WEBHOOK_COLUMNS)

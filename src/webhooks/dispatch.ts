@@ -18,7 +18,7 @@ export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQu
   for (;;) {
     const { deliveries, full } = await db.transaction().execute(async trx => {
       // Instances take turns: the second reads the position the first moved.
-      const after = await lockDispatchPosition(trx, 'update')
+      const after = await lockDispatchPosition(trx)
       const page = await eventsAfter(trx, after, PAGE)
       const subscriptions: Subscription[] = page.items.length === 0
         ? []

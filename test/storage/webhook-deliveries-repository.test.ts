@@ -3,7 +3,7 @@
 import t from 'tap'
 import { sql } from 'kysely'
 import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.js'
-import { createWebhooksRepository } from '../../src/storage/webhooks-repository.js'
+import { createWebhooksRepository, type WebhookRecord } from '../../src/storage/webhooks-repository.js'
 import { migratedDatabase } from '../support/database.js'
 
 const failed = { ok: false, durationMs: 5, statusCode: 500, error: 'status' as const }
@@ -14,7 +14,7 @@ t.test('attempts, failures and the purge', async t => {
   if (db === undefined) return
   const webhooks = createWebhooksRepository(db)
   const deliveries = createWebhookDeliveriesRepository(db, 24)
-  const webhook = await webhooks.create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA')
+  const webhook = await webhooks.create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
   const attempt = (number: number, outcome = failed) => ({ webhookId: webhook.id, eventId: 1, messageId: 'msg_1', number, outcome })
 
   const runBeganAnHourAgo = async () => { await sql`update webhooks set falhando_desde = now() - interval '1 hour'`.execute(db) }
@@ -37,7 +37,7 @@ t.test('attempts that change nothing leave the subscription\'s row unwritten', a
   const db = await migratedDatabase(t, 'pglite')
   if (db === undefined) return
   const deliveries = createWebhookDeliveriesRepository(db, 24)
-  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA')
+  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
   const attempt = (number: number, outcome: typeof failed | typeof succeeded) => ({ webhookId: webhook.id, eventId: 1, messageId: 'msg_1', number, outcome })
   // The row's version: a new one with every write.
   const version = async () => (await sql<{ xmin: string }>`select xmin::text from webhooks where id = ${webhook.id}`.execute(db)).rows[0]!.xmin

@@ -34,12 +34,13 @@ const webhooks: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'Answers 201 with the subscription and its signing secret, shown this once. Events committed from now on that match `tipos` are POSTed to `url`.',
         tags,
         body: WebhookCreateSchema,
-        response: { 201: WebhookCreatedSchema, ...refused }
+        response: { 201: WebhookCreatedSchema, ...refused, 409: problemResponse('WebhookLimitReached') }
       }
     }, async (request, reply) => {
       await targetAllowed(request.body.url)
       const segredo = newSecret()
-      const webhook = await webhooks.create({ url: request.body.url, tipos: request.body.tipos ?? [], ativo: request.body.ativo ?? true }, segredo)
+      const webhook = await webhooks.create({ url: request.body.url, tipos: request.body.tipos ?? [], ativo: request.body.ativo ?? true }, segredo, fastify.config.WEBHOOK_MAX_SUBSCRIPTIONS)
+      if (webhook === 'full') throw problem('WebhookLimitReached')
       const body = webhookRepresentation(webhook, hrefOf(request))
       return await reply.code(201).header('location', hrefOf(request)(webhookPath(webhook.id))).send({ ...body, segredo })
     })

@@ -2,6 +2,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build } from '../../helper.js'
+import { freshPostgresDatabase } from '../../support/services.js'
 
 const SCOPE = 'webhooks:write'
 
@@ -90,3 +91,25 @@ t.test('a change of URL is checked the same way', async t => {
   const res = await service.inject({ method: 'PATCH', url: '/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69', headers, payload: { url: 'http://127.0.0.1/' } })
   t.match(res.json(), { status: 422, code: 'WebhookTargetRefused' })
 })
+
+// On PostgreSQL the creations run in transactions side by side: only the lock keeps them to the cap.
+for (const database of ['embedded', 'PostgreSQL'] as const) {
+  t.test(`past WEBHOOK_MAX_SUBSCRIPTIONS a new subscription is refused, also when several arrive at once, on ${database}`, async t => {
+    const databaseUrl = database === 'embedded' ? undefined : await freshPostgresDatabase(t)
+    if (database === 'PostgreSQL' && databaseUrl === undefined) return
+    const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_MAX_SUBSCRIPTIONS: '3', ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }) })
+    const headers = await bearer({ scope: SCOPE })
+    const create = async () => await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'http://127.0.0.1:9/hook' } })
+    const answers = await Promise.all(Array.from({ length: 6 }, create))
+    t.same(answers.map(answer => answer.statusCode).sort(), [201, 201, 201, 409, 409, 409], 'three made, three refused')
+    const refused = answers.find(answer => answer.statusCode === 409)!
+    t.match(refused.headers['content-type'], /^application\/problem\+json/)
+    t.match(refused.json(), { status: 409, code: 'WebhookLimitReached' })
+    const list = await service.inject({ url: '/api/v2/webhooks', headers })
+    t.equal(list.json().items.length, 3, 'no more were kept')
+
+    const [first] = list.json().items as Array<{ id: string }>
+    t.equal((await service.inject({ method: 'DELETE', url: `/api/v2/webhooks/${first!.id}`, headers })).statusCode, 204)
+    t.equal((await create()).statusCode, 201, 'one removed makes room for one')
+  })
+}

@@ -9924,6 +9924,29 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
+            /** @description - `WebhookLimitReached`: The service already keeps WEBHOOK_MAX_SUBSCRIPTIONS subscriptions */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "urn:problem-type:recrutamento:WebhookLimitReached",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "The service already keeps WEBHOOK_MAX_SUBSCRIPTIONS subscriptions.",
+                     *       "instance": "/api/v2/webhooks",
+                     *       "code": "WebhookLimitReached",
+                     *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
+                     *     }
+                     */
+                    "application/problem+json": {
+                        /** @enum {string} */
+                        code?: "WebhookLimitReached";
+                    } & components["schemas"]["Problem"];
+                };
+            };
             /** @description - `BodyTooLarge`: The body is larger than this operation accepts (BODY_LIMIT) */
             413: {
                 headers: {
