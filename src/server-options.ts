@@ -37,7 +37,7 @@ export function serverOptions (config: Config, versionRows: readonly ApiVersionR
       level: config.LOG_LEVEL,
       // No pino `redact` paths: a request is logged only through serializeRequest, which writes no
       // header, query object or body, and masks tokens in the URL. Redaction paths would be walked
-      // on every access line, at a measurable cost (docs/benchmarks.md), for fields that cannot be there.
+      // on every access line, at a measurable cost (docs/benchmarks.md, "Costs behind the code"), for fields that cannot be there.
       serializers: { req: serializeRequest as never },
       // While a trace is recorded, lines logged within it carry trace_id and span_id.
       mixin: activeTraceLogFields

@@ -6,7 +6,7 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/
 
 // UUID-shaped ids: a random prefix drawn once per process and a counter in the last group. They are
 // as unique as random UUIDs across instances and restarts, and cost a counter increment instead of
-// a draw from the CSPRNG on every request (measured in docs/benchmarks.md).
+// a draw from the CSPRNG on every request (docs/benchmarks.md, "Costs behind the code").
 const processPrefix = randomUUID().slice(0, 24)
 const COUNTER_SPACE = 16 ** 12
 let counter = 0

@@ -33,7 +33,7 @@ declare module 'fastify' {
     /**
      * `false`: no HANDLER_TIMEOUT timer, for a route that answers from memory and waits on nothing:
      * the timer (an AbortController, a timeout and a close listener per request) costs more than such
-     * a route's own work (docs/benchmarks.md). Probes have none unless they say `true`.
+     * a route's own work (docs/benchmarks.md, "Costs behind the code"). Probes have none unless they say `true`.
      */
     handlerTimer?: boolean
     /** `false`: the route stays out of the request-duration histogram. */

@@ -49,7 +49,7 @@ function linePartsOf (parent: ParentLogger): LineParts {
 /**
  * The line `logger.info({ req, res, responseTime }, 'request completed')` writes, built directly: the
  * same fields in the same order, through the same stream. pino would first make the request's child
- * logger and then walk the object generically, a large share of a read's cost (docs/benchmarks.md).
+ * logger and then walk the object generically, a large share of a read's cost (docs/benchmarks.md, "Costs behind the code").
  */
 function writeCompletedLine (parent: ParentLogger, bindings: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): void {
   const parts = linePartsOf(parent)
