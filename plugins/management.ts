@@ -5,7 +5,7 @@ import { buildInfo } from '../src/build-info.js'
 import { ConfigError } from '../src/config.js'
 import { healthRouteSchema } from '../src/health/route-schema.js'
 import { StatusWithChecks } from '../src/health/schemas.js'
-import { httpStatusOf } from '../src/health/status.js'
+import { readinessAnswer } from '../src/health/readiness-answer.js'
 import { problem } from '../src/http/error-catalogue.js'
 import { listenFailure } from '../src/http/listen-failure.js'
 import { serverOptions } from '../src/server-options.js'
@@ -35,10 +35,7 @@ const managementOnly: FastifyPluginAsync = async (management) => {
   management.get('/info', { schema: { response: { 200: BuildInfoSchema } } }, async () => buildInfo)
   management.get('/health', {
     schema: healthRouteSchema({ summary: 'Readiness with every check', description: 'The readiness result.' }, StatusWithChecks)
-  }, async (_request, reply) => {
-    const result = health.readiness()
-    return reply.code(httpStatusOf(result.status)).send(result)
-  })
+  }, readinessAnswer(health))
 }
 
 /**

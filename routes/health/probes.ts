@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { healthRouteSchema } from '../../src/health/route-schema.js'
 import { PROBE_ROUTE, StatusOnly, StatusWithChecks } from '../../src/health/schemas.js'
+import { readinessAnswer } from '../../src/health/readiness-answer.js'
 import { httpStatusOf } from '../../src/health/status.js'
 
 /** The public probes: they read results the background refresh keeps, and touch no dependency. */
@@ -24,10 +25,7 @@ const probes: FastifyPluginAsyncTypebox = async (fastify) => {
       summary: 'Readiness: can this instance take production traffic now?',
       description: 'Database, migrations, configuration and (when configured) cache, from results refreshed in the background. `NotReady` while starting and from the first moment of shutdown.'
     }, StatusWithChecks)
-  }, async (_request, reply) => {
-    const result = health.readiness()
-    return reply.code(httpStatusOf(result.status)).send(result)
-  })
+  }, readinessAnswer(health))
 
   fastify.get('/startup', {
     ...PROBE_ROUTE,
