@@ -3,17 +3,25 @@
 import { sql, type Transaction } from 'kysely'
 import type { Schema } from './schema.js'
 
+export interface DispatchPosition {
+  /** The newest event already dispatched. */
+  after: number
+  /** Whether the transaction that moved the position last began after this one (see dispatchEvents). */
+  movedByLaterTransaction: boolean
+}
+
 /**
  * Reads the position under a lock held until the transaction ends: `update` for the dispatch (instances
  * take turns), `share` for a new subscription (it waits for a dispatch under way, and the next waits for it).
  */
-export async function lockDispatchPosition (trx: Transaction<Schema>, mode: 'update' | 'share'): Promise<number> {
+export async function lockDispatchPosition (trx: Transaction<Schema>, mode: 'update' | 'share'): Promise<DispatchPosition> {
   await sql`insert into webhook_despacho (ate_evento) select coalesce(max(id), 0) from eventos on conflict (unica) do nothing`.execute(trx)
-  const query = trx.selectFrom('webhook_despacho').select('ate_evento')
-  const { ate_evento: position } = await (mode === 'update' ? query.forUpdate() : query.forShare()).executeTakeFirstOrThrow()
-  return position
+  const query = trx.selectFrom('webhook_despacho').select(['ate_evento', sql<boolean>`movida_em > now()`.as('later')])
+  const { ate_evento: after, later } = await (mode === 'update' ? query.forUpdate() : query.forShare()).executeTakeFirstOrThrow()
+  return { after, movedByLaterTransaction: later }
 }
 
+/** Moves the position, stamped with this transaction's start. */
 export async function moveDispatchPosition (trx: Transaction<Schema>, to: number): Promise<void> {
-  await trx.updateTable('webhook_despacho').set({ ate_evento: to }).execute()
+  await trx.updateTable('webhook_despacho').set({ ate_evento: to, movida_em: sql<Date>`now()` }).execute()
 }

@@ -39,9 +39,9 @@ export function createWebhooksRepository (db: Kysely<Schema>) {
     /** Receives the events not dispatched yet: none is dispatched past it unseen (see lockDispatchPosition). */
     async create (fields: WebhookFields, secret: string): Promise<WebhookRecord> {
       return await db.transaction().execute(async trx => {
-        const position = await lockDispatchPosition(trx, 'share')
+        const { after } = await lockDispatchPosition(trx, 'share')
         const row = await trx.insertInto('webhooks')
-          .values({ ...fields, segredo: secret, desde_evento: position })
+          .values({ ...fields, segredo: secret, desde_evento: after })
           .returning(WEBHOOK_COLUMNS)
           .executeTakeFirstOrThrow()
         return toRecord(row)
