@@ -23,6 +23,8 @@ export interface Storage {
   assertReady: () => void
   /** One round trip to the database. */
   ping: () => Promise<void>
+  /** How long one statement may run or wait for a lock, in ms; 0 when it may take any time (the embedded database). */
+  statementDeadlineMs: number
   pendingMigrations: () => Promise<string[]>
 }
 
@@ -52,13 +54,14 @@ function statementDeadline (config: FastifyInstance['config']): number {
 
 async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, 'startEmbeddedDatabase'>): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
+  const statementTimeoutMs = statementDeadline(fastify.config)
   const { db, kind, open, ping, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
     poolSize: fastify.config.DATABASE_POOL_SIZE,
     preparedStatements: fastify.config.DATABASE_PREPARED_STATEMENTS,
     connectTimeoutMs: fastify.config.DATABASE_POOL_TIMEOUT_MS,
-    statementTimeoutMs: statementDeadline(fastify.config),
+    statementTimeoutMs,
     onPoolError: error => log.warn(logCause(error), 'database connection lost'),
     onPreparedStatementsRefused: () => log.warn('a connection pooler in transaction mode refused named prepared statements: sending unnamed ones from now on (set DATABASE_PREPARED_STATEMENTS=false to start that way)'),
     log,
@@ -101,6 +104,8 @@ async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, '
       }
     },
     ping,
+    // The embedded database sets no deadline (see createDatabase).
+    statementDeadlineMs: kind === 'postgres' ? statementTimeoutMs : 0,
     pendingMigrations: () => pendingMigrations(db)
   }
   fastify.decorate('storage', storage)

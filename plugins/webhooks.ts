@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { logCause } from '../src/health/log-cause.js'
+import { attemptLimitSeconds } from '../src/webhooks/attempt-limit.js'
 import { deliveryHandler } from '../src/webhooks/deliver.js'
 import type { DeliveryQueue } from '../src/webhooks/delivery-queue.js'
 import { anySubscription, dispatchEvents } from '../src/webhooks/dispatch.js'
@@ -19,9 +20,6 @@ declare module 'fastify' {
     webhooks: Webhooks
   }
 }
-
-// How long an attempt may stay active past its timeout before the queue takes its instance for gone.
-const EXPIRY_MARGIN_SECONDS = 30
 
 /**
  * Webhook delivery. Each dispatch interval, an instance asks whether any subscription is enabled;
@@ -45,7 +43,7 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
     retryLimit: config.WEBHOOK_RETRY_LIMIT,
     retryDelaySeconds: config.WEBHOOK_RETRY_DELAY_SECONDS,
     retryDelayMaxSeconds: config.WEBHOOK_RETRY_DELAY_MAX_SECONDS,
-    expireSeconds: Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000) + EXPIRY_MARGIN_SECONDS
+    expireSeconds: attemptLimitSeconds({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS, statementDeadlineMs: storage.statementDeadlineMs })
   }
 
   let queue: DeliveryQueue | undefined

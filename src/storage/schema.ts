@@ -106,6 +106,7 @@ export interface WebhookTentativasTable {
 export interface WebhookDespachoTable {
   unica: Generated<boolean>
   ate_evento: number
+  movida_em: ColumnType<IsoTimestamp, never, Date>
 }
 
 // Statements name their columns, never `*`: a prepared statement keeps its result type, and a column a

@@ -43,11 +43,11 @@ export function createWebhooksRepository (db: Kysely<Schema>) {
      */
     async create (fields: WebhookFields, secret: string, max: number): Promise<WebhookRecord | 'full'> {
       return await db.transaction().execute(async trx => {
-        const position = await lockDispatchPosition(trx)
+        const { after } = await lockDispatchPosition(trx)
         const { count } = await trx.selectFrom('webhooks').select(eb => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow()
         if (Number(count) >= max) return 'full'
         const row = await trx.insertInto('webhooks')
-          .values({ ...fields, segredo: secret, desde_evento: position })
+          .values({ ...fields, segredo: secret, desde_evento: after })
           .returning(WEBHOOK_COLUMNS)
           .executeTakeFirstOrThrow()
         return toRecord(row)

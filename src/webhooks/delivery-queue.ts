@@ -9,6 +9,8 @@ export const DELIVERY_QUEUE = 'webhook-deliveries'
 const DELIVERIES_PER_FETCH = 10
 // pg-boss's own tables, beside the service's.
 export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
+// How many times in an attempt's limit the queue looks for attempts past it (their instance is gone).
+const LOOKS_PER_LIMIT = 4
 
 export interface DeliveryJob {
   webhookId: string
@@ -88,7 +90,10 @@ export function onServicePool (db: Kysely<Schema>): ReturnType<typeof fromKysely
 
 /** Creates pg-boss's tables when they are missing, then works the queue. */
 export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handler: DeliveryHandler, onError: (error: Error) => void): Promise<DeliveryQueue> {
-  const boss = new PgBoss({ db: onServicePool(db), schema: DELIVERY_QUEUE_SCHEMA, schedule: false })
+  // pg-boss looks once a minute by default: a crashed instance's deliveries, and their subjects' later
+  // events behind them, would wait up to that long past the limit, whatever the limit.
+  const superviseSeconds = Math.max(1, Math.ceil(settings.expireSeconds / LOOKS_PER_LIMIT))
+  const boss = new PgBoss({ db: onServicePool(db), schema: DELIVERY_QUEUE_SCHEMA, schedule: false, superviseIntervalSeconds: superviseSeconds, monitorIntervalSeconds: superviseSeconds })
   boss.on('error', onError)
   await boss.start()
   try {

@@ -18,7 +18,11 @@ export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQu
   for (;;) {
     const { deliveries, full } = await db.transaction().execute(async trx => {
       // Instances take turns: the second reads the position the first moved.
-      const after = await lockDispatchPosition(trx)
+      const { after, movedByLaterTransaction } = await lockDispatchPosition(trx)
+      // The queue takes a subject's deliveries in the order their transactions began. This one began
+      // before the dispatch that moved the position last, so its deliveries would overtake that one's:
+      // it queues nothing, and the next interval dispatches in a transaction begun after.
+      if (movedByLaterTransaction) return { deliveries: [], full: false }
       const page = await eventsAfter(trx, after, PAGE)
       const subscriptions: Subscription[] = page.items.length === 0
         ? []

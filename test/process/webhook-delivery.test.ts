@@ -2,10 +2,10 @@
 // restarted meanwhile: once the receiver is back, every event reaches it, each subject's in order.
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { mintToken } from '../helper.js'
 import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
-import { startServerProcess, untilReady, type ServerProcess } from '../support/server-process.js'
+import { startServerProcess, untilReady } from '../support/server-process.js'
+import { serviceApi } from '../support/service-api.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { startReceiver } from '../support/webhook-receiver.js'
 
@@ -20,13 +20,7 @@ t.test('a receiver down, then back, gets every event, in order per subject', asy
     WEBHOOK_RETRY_DELAY_MAX_SECONDS: '2'
   }
   const [first, second] = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)])
-  const authorization = `Bearer ${await mintToken({ scope: 'vagas:write candidatos:write webhooks:write' })}`
-  const send = async (server: ServerProcess, path: string, body: object): Promise<{ id: string, segredo?: string }> => {
-    const res = await fetch(`${server.url}/api/v2${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-    const text = await res.text()
-    assert.ok(res.ok, `POST ${path}: ${res.status} ${text}`)
-    return JSON.parse(text) as { id: string, segredo?: string }
-  }
+  const send = await serviceApi('vagas:write candidatos:write webhooks:write')
   await Promise.all([untilReady(first.url), untilReady(second.url)])
 
   const port = await closedPort()

@@ -11,6 +11,10 @@ export interface Delivery {
   /** Whether the signature verified with the secret the receiver held when it arrived. */
   verified: boolean
   payload: { type: string, timestamp: string, data: { id: number, tipo: string, sujeito: { tipo: string, id: string }, dados: unknown } }
+  /** While the receiver holds its answer and the sender still waits for it: the delivery is in flight. */
+  pending: boolean
+  /** The status answered, once the answer went out; never set when the sender hung up first. */
+  answered?: number
 }
 
 export interface Answer { status: number, headers?: Record<string, string> }
@@ -20,8 +24,8 @@ export interface Receiver {
   deliveries: Delivery[]
   /** The secret deliveries are verified with (set it after creating the subscription, and after rotating). */
   secret: string
-  /** How the receiver answers the next delivery; 204 by default. */
-  answer: (delivery: Delivery) => Answer
+  /** How the receiver answers the next delivery; 204 by default. A promise holds the answer until it settles. */
+  answer: (delivery: Delivery) => Answer | Promise<Answer>
   close: () => Promise<void>
 }
 
@@ -31,7 +35,7 @@ export async function startReceiver (t: { teardown: (fn: () => unknown) => void 
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
+    request.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8')
       let verified = true
       try {
@@ -39,10 +43,12 @@ export async function startReceiver (t: { teardown: (fn: () => unknown) => void 
       } catch {
         verified = false
       }
-      const delivery: Delivery = { id: String(request.headers['webhook-id']), headers: request.headers, body, verified, payload: JSON.parse(body) }
+      const delivery: Delivery = { id: String(request.headers['webhook-id']), headers: request.headers, body, verified, payload: JSON.parse(body), pending: true }
       receiver.deliveries.push(delivery)
-      const { status, headers } = receiver.answer(delivery)
-      response.writeHead(status, headers).end()
+      response.on('close', () => { delivery.pending = false })
+      const { status, headers } = await receiver.answer(delivery)
+      if (response.destroyed) return
+      response.writeHead(status, headers).end(() => { delivery.answered = status })
     })
   })
   await new Promise<void>(resolve => server.listen(port, '127.0.0.1', resolve))

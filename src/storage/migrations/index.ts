@@ -3,6 +3,7 @@ import { recruitment } from './0001-recruitment.js'
 import { emailKeyColumn } from './0002-email-key.js'
 import { events } from './0003-events.js'
 import { webhooks } from './0004-webhooks.js'
+import { webhookDispatchTime } from './0005-webhook-dispatch-time.js'
 
 /**
  * Every migration, in order of name. Listed in code rather than read from a folder so the same
@@ -12,5 +13,6 @@ export const migrations: Record<string, Migration> = {
   '0001-recruitment': recruitment,
   '0002-email-key': emailKeyColumn,
   '0003-events': events,
-  '0004-webhooks': webhooks
+  '0004-webhooks': webhooks,
+  '0005-webhook-dispatch-time': webhookDispatchTime
 }

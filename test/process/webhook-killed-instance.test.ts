@@ -1,0 +1,65 @@
+// An instance killed (SIGKILL) while its deliveries wait for the receiver's answer: a new instance on
+// the same database delivers every event at least once, those lost in flight included.
+import t from 'tap'
+import assert from 'node:assert/strict'
+import { eventually } from '../support/eventually.js'
+import { startServerProcess, untilReady } from '../support/server-process.js'
+import { serviceApi } from '../support/service-api.js'
+import { freshPostgresDatabase } from '../support/services.js'
+import { startReceiver } from '../support/webhook-receiver.js'
+
+const CANDIDATOS = 4
+
+t.test('an instance killed mid-delivery: a new one delivers every event', async t => {
+  const databaseUrl = await freshPostgresDatabase(t)
+  if (databaseUrl === undefined) return
+  const env = {
+    DATABASE_URL: databaseUrl,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_DISPATCH_INTERVAL_MS: '200',
+    // Long enough that the held deliveries still wait when the kill comes on a busy machine; with the
+    // database deadlines, it bounds how long an attempt can take, after which a lost one is retried.
+    WEBHOOK_TIMEOUT_MS: '4000',
+    DATABASE_POOL_TIMEOUT_MS: '1000',
+    DATABASE_STATEMENT_TIMEOUT_MS: '2000',
+    // One delivery in flight per subject.
+    WEBHOOK_CONCURRENCY: String(1 + CANDIDATOS),
+    WEBHOOK_RETRY_DELAY_SECONDS: '1',
+    WEBHOOK_RETRY_DELAY_MAX_SECONDS: '2'
+  }
+  const killed = await startServerProcess(t, env)
+  const send = await serviceApi('vagas:write candidatos:write webhooks:write')
+  await untilReady(killed.url)
+
+  const receiver = await startReceiver(t)
+  let answer!: () => void
+  const answering = new Promise<void>(resolve => { answer = resolve })
+  receiver.answer = async () => { await answering; return { status: 204 } }
+  receiver.secret = (await send(killed, '/webhooks', { url: receiver.url })).segredo!
+  const vaga = await send(killed, '/vagas', { titulo: 'Backend' })
+  for (let i = 0; i < CANDIDATOS; i++) {
+    const candidato = await send(killed, '/candidatos', { nome: `C${i}`, email: `c${i}@example.com` })
+    await send(killed, `/candidatos/${candidato.id}/candidatar`, { vagaId: vaga.id })
+  }
+  const events = 1 + 2 * CANDIDATOS
+
+  // Each subject's first delivery reaches the receiver and waits there for its answer.
+  const held = await eventually(() => {
+    assert.equal(receiver.deliveries.length, 1 + CANDIDATOS)
+    return [...receiver.deliveries]
+  })
+  t.ok(held.every(d => d.pending), 'the held deliveries are in flight when the instance is killed')
+  killed.child.kill('SIGKILL')
+  await killed.exited
+  await eventually(() => { assert.ok(held.every(d => !d.pending)) })
+  t.ok(held.every(d => d.answered === undefined), 'the kill ended them unanswered')
+
+  answer()
+  const restarted = await startServerProcess(t, env)
+  await untilReady(restarted.url)
+  const answeredEvents = (): Set<number> => new Set(receiver.deliveries.filter(d => d.answered === 204).map(d => d.payload.data.id))
+  // Within the attempt's limit and a few looks for lost attempts; pg-boss's default, a look a minute, is too late.
+  await eventually(() => { assert.equal(answeredEvents().size, events) }, { timeout: 45_000 })
+  t.ok(held.every(d => answeredEvents().has(d.payload.data.id)), 'the deliveries lost in flight came again')
+  t.ok(receiver.deliveries.every(d => d.verified), 'every delivery verifies')
+})

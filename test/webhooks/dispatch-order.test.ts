@@ -1,0 +1,72 @@
+// The queue takes a subject's deliveries in the order their dispatch transactions began, not the order
+// they committed. A dispatch that began first but got the position's lock second must not let a
+// subject's later event overtake its earlier one.
+import t from 'tap'
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import type { KyselyPlugin } from 'kysely'
+import { appendEvents } from '../../src/storage/event-log.js'
+import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
+import { dispatchEvents } from '../../src/webhooks/dispatch.js'
+import { migratedDatabase } from '../support/database.js'
+import { eventually } from '../support/eventually.js'
+
+/** Holds the first statement's result until `release`: its transaction has begun, but goes no further. */
+function holdFirstStatement (): { plugin: KyselyPlugin, held: Promise<void>, release: () => void } {
+  let reached!: () => void
+  let release!: () => void
+  const held = new Promise<void>(resolve => { reached = resolve })
+  const released = new Promise<void>(resolve => { release = resolve })
+  let first = true
+  return {
+    plugin: {
+      transformQuery: ({ node }) => node,
+      async transformResult ({ result }) {
+        if (!first) return result
+        first = false
+        reached()
+        await released
+        return result
+      }
+    },
+    held,
+    release
+  }
+}
+
+t.test('a dispatch that began before the last one does not queue a subject\'s later event ahead', async t => {
+  const db = await migratedDatabase(t, 'postgres')
+  if (db === undefined) return
+  await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/hook', tipos: [], ativo: true, segredo: 'whsec_x', desde_evento: 0 }).execute()
+  const subject = { kind: 'vaga' as const, id: randomUUID() }
+  const event = async (type: string): Promise<void> => {
+    await db.transaction().execute(async trx => { await appendEvents(trx, [{ type, actor: 'test', subject, data: null }]) })
+  }
+
+  const delivered: number[] = []
+  // The worker fetches on its start and when woken, so both deliveries wait queued until then.
+  const queue = await startDeliveryQueue(db, {
+    workers: 1, perSubscription: 1, pollingSeconds: 3600, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60
+  }, async job => { delivered.push(job.eventId) }, () => {})
+  t.teardown(queue.stop)
+  const represent = (): null => null
+  // Makes the position's row, which the first dispatch would otherwise make under the held statement.
+  await dispatchEvents(db, queue, represent)
+
+  await event('vaga.criada')
+  const early = holdFirstStatement()
+  const earlyDispatch = dispatchEvents(db.withPlugin(early.plugin), queue, represent)
+  await early.held
+  t.equal(await dispatchEvents(db, queue, represent), 1, 'a dispatch begun later queues the first event')
+  await event('vaga.alterada')
+  early.release()
+  await earlyDispatch
+  // The next interval's dispatch, for whatever the early one left.
+  await dispatchEvents(db, queue, represent)
+
+  await eventually(() => {
+    queue.wake()
+    assert.equal(delivered.length, 2)
+  }, { interval: 100 })
+  t.same(delivered, [1, 2], 'the subject\'s events are delivered in order')
+})
