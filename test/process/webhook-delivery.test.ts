@@ -6,19 +6,16 @@ import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
 import { startServerProcess, untilReady } from '../support/server-process.js'
 import { serviceApi } from '../support/service-api.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { webhookProcessEnv } from '../support/services.js'
 import { startReceiver } from '../support/webhook-receiver.js'
 
 t.test('a receiver down, then back, gets every event, in order per subject', async t => {
-  const databaseUrl = await freshPostgresDatabase(t)
-  if (databaseUrl === undefined) return
-  const env = {
-    DATABASE_URL: databaseUrl,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  const env = await webhookProcessEnv(t, {
     WEBHOOK_DISPATCH_INTERVAL_MS: '200',
     WEBHOOK_RETRY_DELAY_SECONDS: '1',
     WEBHOOK_RETRY_DELAY_MAX_SECONDS: '2'
-  }
+  })
+  if (env === undefined) return
   const [first, second] = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)])
   const send = await serviceApi('vagas:write candidatos:write webhooks:write')
   await Promise.all([untilReady(first.url), untilReady(second.url)])

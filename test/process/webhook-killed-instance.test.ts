@@ -5,17 +5,13 @@ import assert from 'node:assert/strict'
 import { eventually } from '../support/eventually.js'
 import { startServerProcess, untilReady } from '../support/server-process.js'
 import { serviceApi } from '../support/service-api.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { webhookProcessEnv } from '../support/services.js'
 import { startReceiver } from '../support/webhook-receiver.js'
 
 const CANDIDATOS = 4
 
 t.test('an instance killed mid-delivery: a new one delivers every event', async t => {
-  const databaseUrl = await freshPostgresDatabase(t)
-  if (databaseUrl === undefined) return
-  const env = {
-    DATABASE_URL: databaseUrl,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  const env = await webhookProcessEnv(t, {
     WEBHOOK_DISPATCH_INTERVAL_MS: '200',
     // Long enough that the held deliveries still wait when the kill comes on a busy machine; with the
     // database deadlines, it bounds how long an attempt can take, after which a lost one is retried.
@@ -26,7 +22,8 @@ t.test('an instance killed mid-delivery: a new one delivers every event', async 
     WEBHOOK_CONCURRENCY: String(1 + CANDIDATOS),
     WEBHOOK_RETRY_DELAY_SECONDS: '1',
     WEBHOOK_RETRY_DELAY_MAX_SECONDS: '2'
-  }
+  })
+  if (env === undefined) return
   const killed = await startServerProcess(t, env)
   const send = await serviceApi('vagas:write candidatos:write webhooks:write')
   await untilReady(killed.url)

@@ -10,7 +10,7 @@ import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
 import { startServerProcess, untilReady } from '../support/server-process.js'
 import { serviceApi } from '../support/service-api.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { webhookProcessEnv } from '../support/services.js'
 import { startReceiver, type Delivery } from '../support/webhook-receiver.js'
 
 const OUTAGE_MS = 60_000
@@ -21,16 +21,13 @@ function firstArrivals (deliveries: readonly Delivery[]): Delivery[] {
 }
 
 t.test('two instances delivering', async t => {
-  const databaseUrl = await freshPostgresDatabase(t)
-  if (databaseUrl === undefined) return
-  const env = {
-    DATABASE_URL: databaseUrl,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  const env = await webhookProcessEnv(t, {
     WEBHOOK_DISPATCH_INTERVAL_MS: '100',
     // The defaults' schedule, scaled down: retries double from a second up to 8 s.
     WEBHOOK_RETRY_DELAY_SECONDS: '1',
     WEBHOOK_RETRY_DELAY_MAX_SECONDS: '8'
-  }
+  })
+  if (env === undefined) return
   const instances = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)])
   const send = await serviceApi('vagas:write candidatos:write webhooks:write')
   await Promise.all(instances.map(async ({ url }) => { await untilReady(url) }))
@@ -53,7 +50,7 @@ t.test('two instances delivering', async t => {
 
     await eventually(() => { assert.equal(new Set(receiver.deliveries.map(d => d.id)).size, events) })
     // Then nothing is left to send: each event was queued, and every delivery queued has completed.
-    const database = new pg.Client({ connectionString: databaseUrl })
+    const database = new pg.Client({ connectionString: env.DATABASE_URL })
     await database.connect()
     t.teardown(() => database.end())
     await eventually(async () => {
