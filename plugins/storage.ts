@@ -54,14 +54,13 @@ function statementDeadline (config: FastifyInstance['config']): number {
 
 async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, 'startEmbeddedDatabase'>): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
-  const statementTimeoutMs = statementDeadline(fastify.config)
-  const { db, kind, open, ping, close } = createDatabase({
+  const { db, kind, statementDeadlineMs, open, ping, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
     poolSize: fastify.config.DATABASE_POOL_SIZE,
     preparedStatements: fastify.config.DATABASE_PREPARED_STATEMENTS,
     connectTimeoutMs: fastify.config.DATABASE_POOL_TIMEOUT_MS,
-    statementTimeoutMs,
+    statementTimeoutMs: statementDeadline(fastify.config),
     onPoolError: error => log.warn(logCause(error), 'database connection lost'),
     onPreparedStatementsRefused: () => log.warn('a connection pooler in transaction mode refused named prepared statements: sending unnamed ones from now on (set DATABASE_PREPARED_STATEMENTS=false to start that way)'),
     log,
@@ -104,8 +103,7 @@ async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, '
       }
     },
     ping,
-    // The embedded database sets no deadline (see createDatabase).
-    statementDeadlineMs: kind === 'postgres' ? statementTimeoutMs : 0,
+    statementDeadlineMs,
     pendingMigrations: () => pendingMigrations(db)
   }
   fastify.decorate('storage', storage)

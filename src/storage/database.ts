@@ -36,6 +36,8 @@ export interface DatabaseSettings {
 export interface Database {
   db: Kysely<Schema>
   kind: DatabaseKind
+  /** How long one statement may run or wait for a lock, in ms; 0 when it may take any time (the embedded database). */
+  statementDeadlineMs: number
   /** Resolves when the database can take connections: at once for PostgreSQL, once its process serves for the embedded one. */
   open: () => Promise<void>
   /**
@@ -102,6 +104,7 @@ export function createDatabase (settings: DatabaseSettings): Database {
   return {
     db,
     kind: embedded === undefined ? 'postgres' : 'pglite',
+    statementDeadlineMs: statementTimeoutMs ?? 0,
     open: async () => await embedded?.whenServing(),
     async ping () {
       await probe.query('select 1')
