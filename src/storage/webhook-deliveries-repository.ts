@@ -48,14 +48,15 @@ export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retention
           values (${attempt.webhookId}, ${attempt.eventId}, ${attempt.messageId}, ${attempt.number}, ${durationMs}, ${statusCode ?? null},
             ${ok ? 'sucesso' : 'falha'}, ${error ?? null})
         ), atual as (
-          select id, ativo, falhando_desde, case when ${ok} then null else coalesce(falhando_desde, now()) end as desde
-          from webhooks where id = ${attempt.webhookId}
+          select id, ativo, falhando_desde, desde, desde <= now() - make_interval(secs => ${disableAfterSeconds}) as vencida
+          from webhooks, lateral (select case when ${ok} then null else coalesce(falhando_desde, now()) end as desde) d
+          where id = ${attempt.webhookId}
         ), mudou as (
           update webhooks w set falhando_desde = a.desde,
-            ativo = w.ativo and (a.desde is null or a.desde > now() - make_interval(secs => ${disableAfterSeconds})),
-            desativado_em = case when w.ativo and a.desde <= now() - make_interval(secs => ${disableAfterSeconds}) then now() else w.desativado_em end
+            ativo = w.ativo and not coalesce(a.vencida, false),
+            desativado_em = case when w.ativo and a.vencida then now() else w.desativado_em end
           from atual a
-          where w.id = a.id and (a.falhando_desde is distinct from a.desde or (a.ativo and a.desde <= now() - make_interval(secs => ${disableAfterSeconds})))
+          where w.id = a.id and (a.falhando_desde is distinct from a.desde or (a.ativo and a.vencida))
           returning w.ativo
         )
         select coalesce((select ativo from mudou), (select ativo from atual)) as ativo`.execute(db)
