@@ -153,19 +153,23 @@ function errorCode (error: unknown): string {
 
 // Node's fetch is undici, which publishes each request's socket and error: which connection failed.
 const fetchRequests = new WeakMap<object, { socket: Socket, readBefore: number }>()
-const fetchFailures = new WeakMap<object, { socket: Socket, readBefore: number } | undefined>()
+const fetchFailures = new WeakMap<object, { socket: Socket, readBefore: number } | 'unsent'>()
 subscribe('undici:client:sendHeaders', message => {
   const { request, socket } = message as { request: object, socket: Socket }
   fetchRequests.set(request, { socket, readBefore: socket.bytesRead })
 })
 subscribe('undici:request:error', message => {
   const { request, error } = message as { request: object, error: object }
-  fetchFailures.set(error, fetchRequests.get(request))
+  fetchFailures.set(error, fetchRequests.get(request) ?? 'unsent')
 })
-/** Whether fetch had been answered on the connection before the request that failed with `error`. */
+/**
+ * Whether the request that failed with `error` was sent on a connection fetch had been answered on
+ * before. A request never sent (its new connection was reset before fetch wrote to it) was not.
+ */
 function fetchReused (error: unknown): boolean {
   const cause = (error as { cause?: object }).cause
-  return (cause === undefined ? undefined : fetchFailures.get(cause))?.readBefore !== 0
+  const sent = cause === undefined ? undefined : fetchFailures.get(cause)
+  return sent !== 'unsent' && sent?.readBefore !== 0
 }
 
 /**
