@@ -28,8 +28,11 @@ export interface Health {
   lifecycle: Pick<Lifecycle, 'phase' | 'entered' | 'reached'>
   /** The process alone: is its event loop responsive? */
   liveness: () => LivenessResult
-  /** Runs the ready and startup checks now (the background refresh does this on an interval). */
-  refresh: () => Promise<void>
+  /**
+   * Runs the ready and startup checks now (the background refresh does this on an interval); those
+   * named in `changed` run anew even while an earlier result is kept.
+   */
+  refresh: (changed?: readonly string[]) => Promise<void>
   /**
    * Enters `draining`: readiness turns NotReady at once and stays so. The process's shutdown
    * (src/server.ts) calls it, before its drain delay; a second call changes nothing.

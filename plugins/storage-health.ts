@@ -59,7 +59,7 @@ async function storageHealth (fastify: FastifyInstance): Promise<void> {
 
   // Readiness turns Healthy the moment the migrations are applied, not at the next refresh.
   fastify.addHook('onReady', async () => {
-    storage.whenReady().then(() => health.refresh()).catch(() => {})
+    storage.whenReady().then(() => health.refresh(['database', 'migrations'])).catch(() => {})
   })
 }
 

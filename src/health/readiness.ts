@@ -56,11 +56,13 @@ export function createReadiness (registry: HealthRegistry, lifecycle: Lifecycle,
     if (pending.length === 0) lifecycle.advance('started')
   }
 
-  async function refresh (): Promise<void> {
+  /** `changed`: checks whose dependency has just changed state, run anew whatever result is kept. */
+  async function refresh (changed: readonly string[] = []): Promise<void> {
+    const run = (name: string) => registry.run(name, { fresh: changed.includes(name) })
     const backgroundNames = [...new Set([...registry.names('ready'), ...registry.names('startup')])]
-    const runs = Promise.all(backgroundNames.map(name => registry.run(name)))
+    const runs = Promise.all(backgroundNames.map(run))
     // The startup checks share the runs above (single flight); boot ends without waiting for a dependency.
-    await Promise.all(registry.names('startup').map(name => registry.run(name)))
+    await Promise.all(registry.names('startup').map(run))
     updateStartup()
     await runs
     announce()

@@ -136,6 +136,14 @@ export function createHealthRegistry (defaults: RegistryDefaults, log: RegistryL
     })
   }
 
+  /** Runs the check; callers meanwhile share this run (single flight). */
+  function begin (entry: Entry): Promise<CheckResult> {
+    const inflight = execute(entry)
+    entry.inflight = inflight
+    inflight.finally(() => { if (entry.inflight === inflight) entry.inflight = undefined }).catch(() => {})
+    return inflight
+  }
+
   function entryOf (name: string): Entry {
     const entry = entries.get(name)
     if (entry === undefined) throw new Error(`No health check is registered as ${name}`)
@@ -171,17 +179,18 @@ export function createHealthRegistry (defaults: RegistryDefaults, log: RegistryL
 
     timeoutOf: (name: string): number => entryOf(name).timeout,
 
-    /** A fresh result: the cached one while younger than cacheTtl, else the run in flight, else a new run. */
-    run (name: string): Promise<CheckResult> {
+    /**
+     * A fresh result: the cached one while younger than cacheTtl, else the run in flight, else a new run.
+     * `fresh`: only a result of a run begun after this call (what the dependency said before is stale).
+     */
+    run (name: string, options: { fresh?: boolean } = {}): Promise<CheckResult> {
       const entry = entryOf(name)
       const last = entry.last
-      if (last !== undefined && Date.now() - last.checkedAt < entry.cacheTtl) return Promise.resolve(last)
-      if (entry.inflight === undefined) {
-        const inflight = execute(entry)
-        entry.inflight = inflight
-        inflight.finally(() => { if (entry.inflight === inflight) entry.inflight = undefined }).catch(() => {})
-      }
-      return entry.inflight
+      if (options.fresh !== true && last !== undefined && Date.now() - last.checkedAt < entry.cacheTtl) return Promise.resolve(last)
+      const begun = entry.inflight
+      if (begun === undefined) return begin(entry)
+      if (options.fresh !== true) return begun
+      return begun.then(() => entry.inflight ?? begin(entry), () => entry.inflight ?? begin(entry))
     },
 
     onResult (listener: ResultListener): void {

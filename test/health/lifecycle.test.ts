@@ -77,6 +77,15 @@ t.test('once readiness is Healthy, nothing is shed for the work the instance did
   t.equal(vagas.statusCode, 200, `business routes take work: ${vagas.body}`)
 })
 
+t.test('readiness turns Healthy once the database is ready, not when its first result expires', async t => {
+  // Results kept, and the refresh run, far longer than the wait below: only the storage's own
+  // readiness can turn readiness Healthy within it.
+  const app = await build(t, { env: { HEALTH_CACHE_TTL_MS: '120000', HEALTH_REFRESH_INTERVAL_MS: '120000' } })
+  await app.storage.whenReady()
+  await eventually(async () => { assert.equal((await app.inject('/health/ready')).statusCode, 200) }, { timeout: 30_000 })
+  t.equal(app.health.lifecycle.phase(), 'serving', 'the instance is serving')
+})
+
 t.test('the lifecycle moves forward only: booting, started, serving, draining', async t => {
   const app: FastifyInstance = await build(t, { env: FAST })
   await app.health.lifecycle.reached('serving')

@@ -63,6 +63,31 @@ t.test('concurrent callers share one run, and a result is reused while younger t
   t.ok(Date.now() - results[0].checkedAt >= 1000, 'run again once the TTL passed, not before')
 })
 
+t.test('a fresh run ignores the kept result and a run begun before it: it sees the state after the call', async t => {
+  const registry = createHealthRegistry({ timeout: 1000, cacheTtl: 60_000 }, quiet)
+  let ready = false
+  let runs = 0
+  let finishRun = (): void => {}
+  registry.register('storage', async () => {
+    runs++
+    const saw = ready
+    if (runs === 2) await new Promise<void>(resolve => { finishRun = resolve })
+    return saw ? 'Healthy' : 'NotReady'
+  })
+  t.equal((await registry.run('storage')).status, 'NotReady', 'the first result')
+  t.equal((await registry.run('storage')).status, 'NotReady', 'kept for the TTL')
+  // A run begins, reading the state before the change; the change comes while it is in flight.
+  const before = registry.run('storage', { fresh: true })
+  await eventually(() => { assert.equal(runs, 2) })
+  ready = true
+  const after = registry.run('storage', { fresh: true })
+  finishRun()
+  t.equal((await before).status, 'NotReady', 'the run begun before the change says what it saw')
+  t.equal((await after).status, 'Healthy', 'the fresh run asked after the change sees it')
+  t.equal(runs, 3)
+  t.equal((await registry.run('storage')).status, 'Healthy', 'and its result is the one kept')
+})
+
 t.test('a failing non-critical check weighs as Degraded; details are kept', async t => {
   const registry = createHealthRegistry({ timeout: 1000, cacheTtl: 0 }, quiet)
   registry.register('cache', () => ({ status: 'Unhealthy', details: { kind: 'redis' } }), { critical: false, tags: ['ready'] })
