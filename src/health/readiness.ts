@@ -58,13 +58,14 @@ export function createReadiness (registry: HealthRegistry, lifecycle: Lifecycle,
 
   /** `changed`: checks whose dependency has just changed state, run anew whatever result is kept. */
   async function refresh (changed: readonly string[] = []): Promise<void> {
-    const run = (name: string) => registry.run(name, { fresh: changed.includes(name) })
     const backgroundNames = [...new Set([...registry.names('ready'), ...registry.names('startup')])]
-    const runs = Promise.all(backgroundNames.map(run))
-    // The startup checks share the runs above (single flight); boot ends without waiting for a dependency.
-    await Promise.all(registry.names('startup').map(run))
+    const runs = new Map(backgroundNames.map(name => [name, registry.run(name, { anew: changed.includes(name) })]))
+    const all = Promise.all(runs.values())
+    all.catch(() => {}) // awaited below, after the startup checks: not an unhandled rejection meanwhile
+    // Boot ends with the startup checks, without waiting for a dependency.
+    await Promise.all(registry.names('startup').map(async name => await runs.get(name)))
     updateStartup()
-    await runs
+    await all
     announce()
   }
 

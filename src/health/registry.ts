@@ -181,16 +181,18 @@ export function createHealthRegistry (defaults: RegistryDefaults, log: RegistryL
 
     /**
      * A fresh result: the cached one while younger than cacheTtl, else the run in flight, else a new run.
-     * `fresh`: only a result of a run begun after this call (what the dependency said before is stale).
+     * `anew`: only a result of a run begun after this call (what the dependency said before is stale).
      */
-    run (name: string, options: { fresh?: boolean } = {}): Promise<CheckResult> {
+    run (name: string, options: { anew?: boolean } = {}): Promise<CheckResult> {
       const entry = entryOf(name)
       const last = entry.last
-      if (options.fresh !== true && last !== undefined && Date.now() - last.checkedAt < entry.cacheTtl) return Promise.resolve(last)
+      if (options.anew !== true && last !== undefined && Date.now() - last.checkedAt < entry.cacheTtl) return Promise.resolve(last)
       const begun = entry.inflight
       if (begun === undefined) return begin(entry)
-      if (options.fresh !== true) return begun
-      return begun.then(() => entry.inflight ?? begin(entry), () => entry.inflight ?? begin(entry))
+      if (options.anew !== true) return begun
+      // Once the earlier run ends: a run another caller began since is also later than this call.
+      const later = (): Promise<CheckResult> => entry.inflight !== undefined && entry.inflight !== begun ? entry.inflight : begin(entry)
+      return begun.then(later, later)
     },
 
     onResult (listener: ResultListener): void {

@@ -63,28 +63,35 @@ t.test('concurrent callers share one run, and a result is reused while younger t
   t.ok(Date.now() - results[0].checkedAt >= 1000, 'run again once the TTL passed, not before')
 })
 
-t.test('a fresh run ignores the kept result and a run begun before it: it sees the state after the call', async t => {
+t.test('a run anew ignores the kept result and a run begun before it: it sees the state after the call', async t => {
   const registry = createHealthRegistry({ timeout: 1000, cacheTtl: 60_000 }, quiet)
   let ready = false
   let runs = 0
+  let active = 0
+  let mostAtOnce = 0
   let finishRun = (): void => {}
   registry.register('storage', async () => {
     runs++
+    mostAtOnce = Math.max(mostAtOnce, ++active)
     const saw = ready
     if (runs === 2) await new Promise<void>(resolve => { finishRun = resolve })
+    active--
     return saw ? 'Healthy' : 'NotReady'
   })
   t.equal((await registry.run('storage')).status, 'NotReady', 'the first result')
   t.equal((await registry.run('storage')).status, 'NotReady', 'kept for the TTL')
   // A run begins, reading the state before the change; the change comes while it is in flight.
-  const before = registry.run('storage', { fresh: true })
+  const before = registry.run('storage', { anew: true })
   await eventually(() => { assert.equal(runs, 2) })
   ready = true
-  const after = registry.run('storage', { fresh: true })
+  const after = [registry.run('storage', { anew: true }), registry.run('storage', { anew: true })]
+  await new Promise(resolve => setImmediate(resolve))
+  t.equal(runs, 2, 'the later runs wait for the one in flight')
   finishRun()
   t.equal((await before).status, 'NotReady', 'the run begun before the change says what it saw')
-  t.equal((await after).status, 'Healthy', 'the fresh run asked after the change sees it')
-  t.equal(runs, 3)
+  t.same((await Promise.all(after)).map(result => result.status), ['Healthy', 'Healthy'], 'a run asked for anew after the change sees it')
+  t.equal(runs, 3, 'callers waiting on the same run share one new run')
+  t.equal(mostAtOnce, 1, 'never two runs at once')
   t.equal((await registry.run('storage')).status, 'Healthy', 'and its result is the one kept')
 })
 
