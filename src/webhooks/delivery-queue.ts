@@ -122,6 +122,17 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     perJobResults: true,
     includeMetadata: true
   }, async jobs => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
+    const result = await attempt(job)
+    // Settled as soon as its own attempt ends, not with its batch: the next delivery of its subject
+    // must not wait for a batch-mate's slow receiver. Settling the batch afterwards finds this attempt
+    // settled and leaves it (pg-boss fences a settlement to the attempt it fetched).
+    const fetched = { id: job.id, retryCount: job.retryCount }
+    const settled = result.status === 'completed' ? boss.complete(DELIVERY_QUEUE, fetched) : boss.fail(DELIVERY_QUEUE, fetched, result.output)
+    await settled.catch(onError)
+    return result
+  })))
+
+  async function attempt (job: { data: DeliveryJob, id: string, retryCount: number }): Promise<JobResult> {
     const last = job.retryCount >= settings.retryLimit
     try {
       await handler(job.data, { number: job.retryCount + 1, last })
@@ -130,7 +141,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       onError(error as Error)
     }
     return { id: job.id, status: 'completed' }
-  })))
+  }
 
   return {
     async add (trx, deliveries) {

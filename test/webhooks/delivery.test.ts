@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks'
 import { bearer, build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
 import { freshPostgresDatabase } from '../support/services.js'
-import { startReceiver, type Receiver } from '../support/webhook-receiver.js'
+import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js'
 
 const SCOPES = 'vagas:read vagas:write candidatos:read candidatos:write webhooks:write eventos:read'
 // Short intervals so a test waits for deliveries and retries in seconds.
@@ -152,4 +152,27 @@ t.test('a subscription failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled', a
   t.ok(items.length >= 2 && items.every(a => a.resultado === 'falha'), `after failed attempts only (${items.length})`)
   const enabled = await api.send<{ ativo: boolean, desativadoEm: string | null }>('PATCH', `/api/v2/webhooks/${id}`, { ativo: true })
   t.match(enabled, { ativo: true, desativadoEm: null }, 'turning it on again forgets the failures')
+})
+
+t.test('a receiver that holds every delivery slows no other receiver, not even on the same subject', async t => {
+  // The held deliveries wait far longer than the bound below: a healthy receiver kept behind them fails it.
+  const app = await build(t, { env: { ...FAST, WEBHOOK_TIMEOUT_MS: '60000' } })
+  await app.health.lifecycle.reached('serving')
+  const api = await client(app)
+  const stuck = await startReceiver(t)
+  const release: Array<() => void> = []
+  stuck.answer = async () => await new Promise<Answer>(resolve => { release.push(() => { resolve({ status: 204 }) }) })
+  const healthy = await startReceiver(t)
+  await subscribe(api, stuck)
+  await subscribe(api, healthy)
+
+  // One subject: its deliveries go one after another, each behind the one before it.
+  const vaga = await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
+  for (const titulo of ['Backend pleno', 'Backend sênior', 'Backend líder']) await api.send('PATCH', `/api/v2/vagas/${vaga.id}`, { titulo })
+
+  await eventually(() => { assert.equal(healthy.deliveries.length, 4) }, { timeout: 30_000 })
+  t.same(healthy.deliveries.map(d => d.payload.type), ['vaga.criada', 'vaga.alterada', 'vaga.alterada', 'vaga.alterada'], 'the healthy receiver got every event, in order')
+  t.ok(healthy.deliveries.every(d => d.verified), 'each verified')
+  t.equal(stuck.deliveries.length, 1, 'while the other still holds the first')
+  for (const answer of release) answer()
 })
