@@ -1,7 +1,7 @@
 // The deliveries' job queue: pg-boss on the service's own database, so every instance shares the
 // work, a restart loses nothing, and retries wait in the database rather than in a process.
 import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely'
-import { PgBoss, fromKysely, type JobResult } from 'pg-boss'
+import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
 import type { Schema } from '../storage/schema.js'
 
 export const DELIVERY_QUEUE = 'webhook-deliveries'
@@ -111,7 +111,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     retryDelayMax: settings.retryDelayMaxSeconds,
     expireInSeconds: settings.expireSeconds
   }
-  const worker = await boss.work<DeliveryJob>(DELIVERY_QUEUE, {
+  const options = {
     localConcurrency: settings.workers,
     groupConcurrency: settings.perSubscription,
     pollingIntervalSeconds: settings.pollingSeconds,
@@ -121,19 +121,26 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     burstWhenBatchFull: true,
     perJobResults: true,
     includeMetadata: true
-  }, async jobs => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
+  } as const
+  const worker = await boss.work<DeliveryJob, unknown, typeof options>(DELIVERY_QUEUE, options, async jobs => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
     const result = await attempt(job)
     // Settled as soon as its own attempt ends, not with its batch: the next delivery of its subject
     // must not wait for a batch-mate's slow receiver. Settling the batch afterwards finds this attempt
     // settled and leaves it (pg-boss fences a settlement to the attempt it fetched).
     const fetched = { id: job.id, retryCount: job.retryCount }
-    const settled = result.status === 'completed' ? boss.complete(DELIVERY_QUEUE, fetched) : boss.fail(DELIVERY_QUEUE, fetched, result.output)
-    await settled.catch(onError)
+    const settling = result.status === 'completed' ? boss.complete(DELIVERY_QUEUE, fetched) : boss.fail(DELIVERY_QUEUE, fetched, result.output)
+    await settling.then(response => {
+      const { affected } = response as { affected?: number }
+      // The queue took the attempt for lost meanwhile (past the attempt limit): it is sent again.
+      if (affected === 0) onError(new Error(`delivery ${job.id}, attempt ${job.retryCount + 1}: the queue no longer held it when it ended; it is sent again`))
+    }, (error: Error) => { onError(new Error(`delivery ${job.id}: settling it at once failed, its batch settles it: ${error.message}`)) })
     return result
   })))
 
-  async function attempt (job: { data: DeliveryJob, id: string, retryCount: number }): Promise<JobResult> {
-    const last = job.retryCount >= settings.retryLimit
+  async function attempt (job: JobWithMetadata<DeliveryJob>): Promise<JobResult> {
+    // The job's own limit, one spare included (see `retry`): it was set when the job was queued,
+    // perhaps by an instance with another WEBHOOK_RETRY_LIMIT. Failing it past that would end it failed.
+    const last = job.retryCount >= job.retryLimit - 1
     try {
       await handler(job.data, { number: job.retryCount + 1, last })
     } catch (error) {
