@@ -24,6 +24,9 @@ t.test('the server started as plain `node src/server`, without a preload, export
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: uniqueRedisPrefix('otlp-export'),
+    // A command past the default limit (a busy machine, a process just started) drops the connection
+    // as hung, and the request's Redis work would fall back without a command, so without a span.
+    REDIS_COMMAND_TIMEOUT_MS: '5000',
     HEARTBEAT_URL: `${collector.url}/heartbeats`,
     HEARTBEAT_INTERVAL_MS: '600000'
   })
