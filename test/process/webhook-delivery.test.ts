@@ -4,21 +4,17 @@ import t from 'tap'
 import assert from 'node:assert/strict'
 import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
-import { serviceApi } from '../support/service-api.js'
-import { webhookProcessEnv } from '../support/services.js'
+import { webhookInstances } from '../support/webhook-instances.js'
 import { startReceiver } from '../support/webhook-receiver.js'
 
 t.test('a receiver down, then back, gets every event, in order per subject', async t => {
-  const env = await webhookProcessEnv(t, {
+  const started = await webhookInstances(t, 2, {
     WEBHOOK_DISPATCH_INTERVAL_MS: '200',
     WEBHOOK_RETRY_DELAY_SECONDS: '1',
     WEBHOOK_RETRY_DELAY_MAX_SECONDS: '2'
   })
-  if (env === undefined) return
-  const [first, second] = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)])
-  const send = await serviceApi('vagas:write candidatos:write webhooks:write')
-  await Promise.all([untilReady(first.url), untilReady(second.url)])
+  if (started === undefined) return
+  const { instances: [first, second], send, startAnother } = started
 
   const port = await closedPort()
   const { segredo } = await send(first, '/webhooks', { url: `http://127.0.0.1:${port}/hook` })
@@ -35,7 +31,7 @@ t.test('a receiver down, then back, gets every event, in order per subject', asy
   // The first instance stops and starts again while deliveries wait for their retries.
   first.child.kill('SIGTERM')
   await first.exited
-  await startServerProcess(t, env)
+  await startAnother()
 
   const receiver = await startReceiver(t, port)
   receiver.secret = segredo!

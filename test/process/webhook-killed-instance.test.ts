@@ -3,15 +3,13 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { eventually } from '../support/eventually.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
-import { serviceApi } from '../support/service-api.js'
-import { webhookProcessEnv } from '../support/services.js'
+import { webhookInstances } from '../support/webhook-instances.js'
 import { startReceiver } from '../support/webhook-receiver.js'
 
 const CANDIDATOS = 4
 
 t.test('an instance killed mid-delivery: a new one delivers every event', async t => {
-  const env = await webhookProcessEnv(t, {
+  const started = await webhookInstances(t, 1, {
     WEBHOOK_DISPATCH_INTERVAL_MS: '200',
     // Long enough that the held deliveries still wait when the kill comes on a busy machine; with the
     // database deadlines, it bounds how long an attempt can take, after which a lost one is retried.
@@ -23,10 +21,8 @@ t.test('an instance killed mid-delivery: a new one delivers every event', async 
     WEBHOOK_RETRY_DELAY_SECONDS: '1',
     WEBHOOK_RETRY_DELAY_MAX_SECONDS: '2'
   })
-  if (env === undefined) return
-  const killed = await startServerProcess(t, env)
-  const send = await serviceApi('vagas:write candidatos:write webhooks:write')
-  await untilReady(killed.url)
+  if (started === undefined) return
+  const { instances: [killed], send, startAnother } = started
 
   const receiver = await startReceiver(t)
   let answer!: () => void
@@ -52,8 +48,7 @@ t.test('an instance killed mid-delivery: a new one delivers every event', async 
   t.ok(held.every(d => d.answered === undefined), 'the kill ended them unanswered')
 
   answer()
-  const restarted = await startServerProcess(t, env)
-  await untilReady(restarted.url)
+  await startAnother()
   const answeredEvents = (): Set<number> => new Set(receiver.deliveries.filter(d => d.answered === 204).map(d => d.payload.data.id))
   // Within the attempt's limit and a few looks for lost attempts; pg-boss's default, a look a minute, is too late.
   await eventually(() => { assert.equal(answeredEvents().size, events) }, { timeout: 45_000 })

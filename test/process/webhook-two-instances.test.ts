@@ -8,9 +8,7 @@ import pg from 'pg'
 import { DELIVERY_QUEUE } from '../../src/webhooks/delivery-queue.js'
 import { closedPort } from '../support/closed-port.js'
 import { eventually } from '../support/eventually.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
-import { serviceApi } from '../support/service-api.js'
-import { webhookProcessEnv } from '../support/services.js'
+import { webhookInstances } from '../support/webhook-instances.js'
 import { startReceiver, type Delivery } from '../support/webhook-receiver.js'
 
 const OUTAGE_MS = 60_000
@@ -21,16 +19,14 @@ function firstArrivals (deliveries: readonly Delivery[]): Delivery[] {
 }
 
 t.test('two instances delivering', async t => {
-  const env = await webhookProcessEnv(t, {
+  const started = await webhookInstances(t, 2, {
     WEBHOOK_DISPATCH_INTERVAL_MS: '100',
     // The defaults' schedule, scaled down: retries double from a second up to 8 s.
     WEBHOOK_RETRY_DELAY_SECONDS: '1',
     WEBHOOK_RETRY_DELAY_MAX_SECONDS: '8'
   })
-  if (env === undefined) return
-  const instances = await Promise.all([startServerProcess(t, env), startServerProcess(t, env)])
-  const send = await serviceApi('vagas:write candidatos:write webhooks:write')
-  await Promise.all(instances.map(async ({ url }) => { await untilReady(url) }))
+  if (started === undefined) return
+  const { instances, send, databaseUrl } = started
   // Requests alternate between the instances.
   let turn = 0
   const next = (): { url: string } => instances[turn++ % instances.length]!
@@ -50,7 +46,7 @@ t.test('two instances delivering', async t => {
 
     await eventually(() => { assert.equal(new Set(receiver.deliveries.map(d => d.id)).size, events) })
     // Then nothing is left to send: each event was queued, and every delivery queued has completed.
-    const database = new pg.Client({ connectionString: env.DATABASE_URL })
+    const database = new pg.Client({ connectionString: databaseUrl })
     await database.connect()
     t.teardown(() => database.end())
     await eventually(async () => {

@@ -37,13 +37,3 @@ export async function freshPostgresDatabase (t: Test): Promise<string | undefine
   url.pathname = `/${name}`
   return url.toString()
 }
-
-/**
- * Settings of service processes that deliver webhooks to receivers on loopback, on a fresh
- * PostgreSQL database (undefined when the test has none), with `settings` on top.
- */
-export async function webhookProcessEnv (t: Test, settings: Record<string, string>): Promise<Record<string, string> | undefined> {
-  const databaseUrl = await freshPostgresDatabase(t)
-  if (databaseUrl === undefined) return undefined
-  return { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...settings }
-}

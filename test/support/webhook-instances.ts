@@ -1,0 +1,32 @@
+// The set-up of the webhook process tests: service processes that deliver to receivers on loopback,
+// sharing a fresh PostgreSQL database, and a client of their API.
+import type { Test } from 'tap'
+import { startServerProcess, untilReady, type ServerProcess } from './server-process.js'
+import { serviceApi, type Send } from './service-api.js'
+import { freshPostgresDatabase } from './services.js'
+
+export interface WebhookInstances {
+  /** The instances asked for, each ready. */
+  instances: ServerProcess[]
+  /** Starts one more on the same database and settings; resolves once it is ready. */
+  startAnother: () => Promise<ServerProcess>
+  send: Send
+  databaseUrl: string
+}
+
+/** `count` instances with `settings` on top of the shared ones; undefined when the test has no PostgreSQL. */
+export async function webhookInstances (t: Test, count: number, settings: Record<string, string>): Promise<WebhookInstances | undefined> {
+  const databaseUrl = await freshPostgresDatabase(t)
+  if (databaseUrl === undefined) return undefined
+  const env = { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...settings }
+  const startAnother = async (): Promise<ServerProcess> => {
+    const instance = await startServerProcess(t, env)
+    await untilReady(instance.url)
+    return instance
+  }
+  const [instances, send] = await Promise.all([
+    Promise.all(Array.from({ length: count }, startAnother)),
+    serviceApi('vagas:write candidatos:write webhooks:write')
+  ])
+  return { instances, startAnother, send, databaseUrl }
+}
