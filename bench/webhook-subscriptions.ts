@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import pg from 'pg'
-import { DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from '../src/webhooks/delivery-queue.js'
+import { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from '../src/webhooks/delivery-queue.js'
 import { command, root, type Pinning, type Server } from './harness.js'
 import type { Arrivals, ReceiversMessage, ReceiversRequest } from './webhook-receivers.js'
 
@@ -93,8 +93,8 @@ async function withClient<T> (databaseUrl: string, work: (client: pg.Client) => 
 
 /**
  * Drops what the deliveries have not reached yet, so the next run starts with nothing queued: the
- * events no dispatch has numbered, the dispatch position moved past the rest, the queued jobs (and the
- * finished ones, so the queue is as small in every run). The dispatch, which numbers events, waits
+ * events no dispatch has numbered, the dispatch position moved past the rest, the queued batches and
+ * deliveries (and the finished ones, so the queue is as small in every run) with the subjects held behind them. The dispatch, which numbers events, waits
  * meanwhile behind the lock on its position; deliveries under way finish.
  */
 export async function skipBacklog (databaseUrl: string): Promise<void> {
@@ -109,7 +109,9 @@ export async function skipBacklog (databaseUrl: string): Promise<void> {
           await client.query('update webhook_despacho set ate_evento = greatest(ate_evento, (select coalesce(max(id), 0) from eventos))')
           const { rows } = await client.query<{ queue: string | null }>('select to_regclass($1) as queue', [`${DELIVERY_QUEUE_SCHEMA}.job`])
           // pg-boss makes its tables with the first subscription.
-          if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_QUEUE_SCHEMA}.job where name = $1 and state <> 'active'`, [DELIVERY_QUEUE])
+          if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_QUEUE_SCHEMA}.job where name = any($1) and state <> 'active'`, [[BATCH_QUEUE, DELIVERY_QUEUE]])
+          // Subjects held behind deliveries just dropped would stay held.
+          await client.query('delete from webhook_retidos')
           await client.query('commit')
         } catch (error) {
           await client.query('rollback')
@@ -150,12 +152,13 @@ export async function eventsAfter (databaseUrl: string, mark: EventMark): Promis
   })
 }
 
-/** For each delivery of the events after `mark` queued so far: ms from the event's `em` to its job's creation (the dispatch). */
+/** For each event after `mark` a batch took so far, and each of its batches: ms from the event's `em` to the batch's creation (the dispatch). */
 export async function queuedAfter (databaseUrl: string, mark: EventMark): Promise<number[]> {
   return await withClient(databaseUrl, async client => {
     const { rows } = await client.query<{ ms: number }>(`select extract(epoch from j.created_on - e.em)::float8 * 1000 as ms
-      from ${DELIVERY_QUEUE_SCHEMA}.job j join eventos e on e.id = (j.data->>'eventId')::bigint
-      where j.name = $1 and e.ordem > $2`, [DELIVERY_QUEUE, mark.ordem])
+      from ${DELIVERY_QUEUE_SCHEMA}.job j cross join lateral jsonb_array_elements_text(j.data->'eventIds') as taken(id)
+      join eventos e on e.id = taken.id::bigint
+      where j.name = $1 and e.ordem > $2`, [BATCH_QUEUE, mark.ordem])
     return rows.map(row => row.ms)
   })
 }

@@ -1,10 +1,12 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { logCause } from '../src/health/log-cause.js'
-import { attemptLimitSeconds } from '../src/webhooks/attempt-limit.js'
+import { attemptLimitSeconds, batchLimitSeconds } from '../src/webhooks/attempt-limit.js'
+import { batchHandler } from '../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../src/webhooks/deliver.js'
 import type { DeliveryQueue } from '../src/webhooks/delivery-queue.js'
 import { anySubscription, dispatchEvents } from '../src/webhooks/dispatch.js'
+import { EventBodies } from '../src/webhooks/event-bodies.js'
 import { eventRepresentation } from '../src/webhooks/event-source.js'
 import { newSigningSecret } from '../src/webhooks/signing-secret.js'
 import { checkTargetUrl } from '../src/webhooks/target-lookup.js'
@@ -30,12 +32,21 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
   const { config, storage, repositories } = fastify
   const log = fastify.log.child({ component: 'webhooks' })
   const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS
-  const represent = eventRepresentation(fastify.apiVersions)
-  const handler = deliveryHandler(repositories.webhookDeliveries, {
+  const bodies = new EventBodies(storage.db, eventRepresentation(fastify.apiVersions))
+  const delivery = {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivateTargets,
     disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS
-  })
+  }
+  const handlers = {
+    batch: batchHandler(storage.db, repositories.webhookDeliveries, bodies, {
+      ...delivery,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      retryLimit: config.WEBHOOK_RETRY_LIMIT
+    }),
+    delivery: deliveryHandler(repositories.webhookDeliveries, delivery)
+  }
+  const deadlines = { timeoutMs: config.WEBHOOK_TIMEOUT_MS, poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS, statementDeadlineMs: storage.statementDeadlineMs }
   const settings = {
     workers: config.WEBHOOK_WORKERS,
     perSubscription: config.WEBHOOK_CONCURRENCY,
@@ -43,7 +54,8 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
     retryLimit: config.WEBHOOK_RETRY_LIMIT,
     retryDelaySeconds: config.WEBHOOK_RETRY_DELAY_SECONDS,
     retryDelayMaxSeconds: config.WEBHOOK_RETRY_DELAY_MAX_SECONDS,
-    expireSeconds: attemptLimitSeconds({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS, statementDeadlineMs: storage.statementDeadlineMs })
+    expireSeconds: attemptLimitSeconds(deadlines),
+    batchExpireSeconds: batchLimitSeconds(deadlines)
   }
 
   let queue: DeliveryQueue | undefined
@@ -53,10 +65,10 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
       if (!await anySubscription(storage.db)) return
       // The job queue's code is loaded with the first subscription: a service without any never holds it.
       const { startDeliveryQueue } = await import('../src/webhooks/delivery-queue.js')
-      queue = await startDeliveryQueue(storage.db, settings, handler, error => log.warn(logCause(error), 'webhook delivery queue failed'))
+      queue = await startDeliveryQueue(storage.db, settings, handlers, error => log.warn(logCause(error), 'webhook delivery queue failed'))
       log.info('webhook delivery queue started')
     }
-    if (await dispatchEvents(storage.db, queue, represent) > 0) queue.wake()
+    if (await dispatchEvents(storage.db, queue, bodies) > 0) queue.wake()
   }
 
   let running: Promise<void> | undefined

@@ -50,6 +50,10 @@ interface PageRow {
   dados: unknown
 }
 
+function recordOf (row: Omit<PageRow, 'removidos_ate' | 'ultimo'>): EventRecord {
+  return { id: row.id!, type: row.tipo, at: row.em, actor: row.ator, subject: { kind: row.sujeito_tipo, id: row.sujeito_id }, data: row.dados }
+}
+
 /** The event feed: pages in id order (given after commit, see event-log.ts) and the retention purge. */
 export function createEventosRepository (db: Kysely<Schema>, retentionHours: number) {
   return {
@@ -68,19 +72,19 @@ export function createEventosRepository (db: Kysely<Schema>, retentionHours: num
         order by p.id`.execute(db)
       const first = rows[0]!
       if (after !== undefined && after < first.removidos_ate) throw new PurgedPositionError(`events after ${after} may have been removed`)
-      const items = rows.filter(row => row.id !== null).map(row => ({
-        id: row.id!,
-        type: row.tipo,
-        at: row.em,
-        actor: row.ator,
-        subject: { kind: row.sujeito_tipo, id: row.sujeito_id },
-        data: row.dados
-      }))
+      const items = rows.filter(row => row.id !== null).map(recordOf)
       const last = items.at(-1)?.id
       // A full page may have more after it; otherwise every visible event was looked at, and a later
       // commit draws a larger id than the newest visible one.
       const next = items.length === limit ? last! : Math.max(after ?? 0, first.removidos_ate, first.ultimo ?? 0, last ?? 0)
       return { items, next }
+    },
+
+    /** The events with these ids still kept, in id order. */
+    async byIds (ids: readonly number[]): Promise<EventRecord[]> {
+      const rows = await db.selectFrom('eventos').select(['id', 'tipo', 'em', 'ator', 'sujeito_tipo', 'sujeito_id', 'dados'])
+        .where('id', '=', sql<number>`any(${[...ids]}::bigint[])`).orderBy('id').execute()
+      return rows.map(recordOf)
     },
 
     /** Removes the events older than the retention time, and marks the newest id removed; returns how many. */

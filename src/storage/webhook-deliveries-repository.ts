@@ -1,7 +1,51 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import type { AttemptError } from '../domain/webhook-attempt.js'
 import { WEBHOOK_ATTEMPT_COLUMNS, type Schema } from './schema.js'
+
+/**
+ * Records attempts at deliveries to one subscription, and its run of failures with them, in one
+ * statement: attempts that all succeeded end the run; any failure starts one (or goes on with it,
+ * when none succeeded), and a failure `disableAfterSeconds` or more after the run began disables it.
+ * The subscription's row is written only when its state changes: every delivery of a healthy
+ * subscription rewriting it would queue them all behind its row lock.
+ */
+export async function recordAttempts (db: Kysely<Schema>, webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<{ enabled: boolean }> {
+  const failed = attempts.some(attempt => !attempt.outcome.ok)
+  const succeeded = attempts.some(attempt => attempt.outcome.ok)
+  const column = <T>(pick: (attempt: NewAttempt) => T): T[] => attempts.map(pick)
+  const { rows } = await sql<{ ativo: boolean }>`with tentativa as (
+      insert into webhook_tentativas (webhook_id, evento_id, mensagem_id, numero, duracao_ms, codigo, resultado, erro)
+      select ${webhookId}, * from unnest(${column(a => a.eventId)}::bigint[], ${column(a => a.messageId)}::text[], ${column(a => a.number)}::int[],
+        ${column(a => a.outcome.durationMs)}::int[], ${column(a => a.outcome.statusCode ?? null)}::int[],
+        ${column(a => a.outcome.ok ? 'sucesso' : 'falha')}::text[], ${column(a => a.outcome.error ?? null)}::text[])
+    ), atual as (
+      select id, ativo, falhando_desde, desde, desde <= now() - make_interval(secs => ${disableAfterSeconds}) as vencida
+      from webhooks, lateral (select case when not ${failed} then null when ${succeeded} then now() else coalesce(falhando_desde, now()) end as desde) d
+      where id = ${webhookId}
+    ), mudou as (
+      update webhooks w set falhando_desde = a.desde,
+        ativo = w.ativo and not coalesce(a.vencida, false),
+        desativado_em = case when w.ativo and a.vencida then now() else w.desativado_em end
+      from atual a
+      where w.id = a.id and (a.falhando_desde is distinct from a.desde or (a.ativo and a.vencida))
+      returning w.ativo
+    )
+    select coalesce((select ativo from mudou), (select ativo from atual)) as ativo`.execute(db)
+  return { enabled: rows[0]?.ativo ?? false }
+}
+
+/**
+ * Holds subjects for a subscription: their deliveries now wait in the retry queue, up to `eventId`.
+ * In the transaction that queues those deliveries.
+ */
+export async function holdSubjects (trx: Transaction<Schema>, webhookId: string, held: ReadonlyArray<{ subjectId: string, eventId: number }>): Promise<void> {
+  if (held.length === 0) return
+  await sql`insert into webhook_retidos (webhook_id, sujeito_id, ate_evento)
+    select ${webhookId}, sujeito_id, max(ate_evento) from unnest(${held.map(h => h.subjectId)}::uuid[], ${held.map(h => h.eventId)}::bigint[]) as h(sujeito_id, ate_evento)
+    group by sujeito_id
+    on conflict (webhook_id, sujeito_id) do update set ate_evento = greatest(webhook_retidos.ate_evento, excluded.ate_evento)`.execute(trx)
+}
 
 export interface AttemptRecord {
   id: number
@@ -16,7 +60,6 @@ export interface AttemptRecord {
 }
 
 export interface NewAttempt {
-  webhookId: string
   eventId: number
   messageId: string
   number: number
@@ -35,32 +78,22 @@ export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retention
       return row === undefined ? undefined : { url: row.url, secret: row.segredo }
     },
 
-    /**
-     * Records an attempt and the subscription's run of failures with it, in one statement: a success
-     * ends the run; a failure that comes `disableAfterSeconds` or more after the run began disables it.
-     * The subscription's row is written only when its state changes: every delivery of a healthy
-     * subscription rewriting it would queue them all behind its row lock.
-     */
-    async recordAttempt (attempt: NewAttempt, disableAfterSeconds: number): Promise<{ enabled: boolean }> {
-      const { ok, durationMs, statusCode, error } = attempt.outcome
-      const { rows } = await sql<{ ativo: boolean }>`with tentativa as (
-          insert into webhook_tentativas (webhook_id, evento_id, mensagem_id, numero, duracao_ms, codigo, resultado, erro)
-          values (${attempt.webhookId}, ${attempt.eventId}, ${attempt.messageId}, ${attempt.number}, ${durationMs}, ${statusCode ?? null},
-            ${ok ? 'sucesso' : 'falha'}, ${error ?? null})
-        ), atual as (
-          select id, ativo, falhando_desde, desde, desde <= now() - make_interval(secs => ${disableAfterSeconds}) as vencida
-          from webhooks, lateral (select case when ${ok} then null else coalesce(falhando_desde, now()) end as desde) d
-          where id = ${attempt.webhookId}
-        ), mudou as (
-          update webhooks w set falhando_desde = a.desde,
-            ativo = w.ativo and not coalesce(a.vencida, false),
-            desativado_em = case when w.ativo and a.vencida then now() else w.desativado_em end
-          from atual a
-          where w.id = a.id and (a.falhando_desde is distinct from a.desde or (a.ativo and a.vencida))
-          returning w.ativo
-        )
-        select coalesce((select ativo from mudou), (select ativo from atual)) as ativo`.execute(db)
-      return { enabled: rows[0]?.ativo ?? false }
+    /** Records attempts at deliveries to one subscription; see recordAttempts. */
+    async recordAttempts (webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<{ enabled: boolean }> {
+      return await recordAttempts(db, webhookId, attempts, disableAfterSeconds)
+    },
+
+    /** Of `subjectIds`, those with deliveries to the subscription waiting in the retry queue. */
+    async heldSubjects (webhookId: string, subjectIds: readonly string[]): Promise<Set<string>> {
+      if (subjectIds.length === 0) return new Set()
+      const rows = await db.selectFrom('webhook_retidos').select('sujeito_id')
+        .where('webhook_id', '=', webhookId).where('sujeito_id', '=', sql<string>`any(${[...subjectIds]}::uuid[])`).execute()
+      return new Set(rows.map(row => row.sujeito_id))
+    },
+
+    /** Ends a subject's hold when `eventId` was the newest of its deliveries queued. */
+    async release (webhookId: string, subjectId: string, eventId: number): Promise<void> {
+      await db.deleteFrom('webhook_retidos').where('webhook_id', '=', webhookId).where('sujeito_id', '=', subjectId).where('ate_evento', '<=', eventId).execute()
     },
 
     async purgeExpiredAttempts (): Promise<number> {

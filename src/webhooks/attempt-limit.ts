@@ -4,6 +4,9 @@
 
 // An attempt's database statements: its subscription's target, its record, and its job's completion.
 const ATTEMPT_STATEMENTS = 3
+// A batch's: its target, its events' bodies, its held subjects, and the transaction that records its
+// attempts and queues the rest (four).
+const BATCH_STATEMENTS = 7
 // What an attempt's database work is given when a statement may take any time.
 const UNBOUNDED_DATABASE_WORK_SECONDS = 30
 // For the instance's own pauses (garbage collection, a busy event loop) on top of every deadline.
@@ -18,8 +21,17 @@ export interface AttemptDeadlines {
   statementDeadlineMs: number
 }
 
+function limitSeconds (sendingMs: number, statements: number, { poolTimeoutMs, statementDeadlineMs }: AttemptDeadlines): number {
+  const databaseMs = statementDeadlineMs > 0 ? statements * (poolTimeoutMs + statementDeadlineMs) : UNBOUNDED_DATABASE_WORK_SECONDS * 1000
+  return Math.ceil((sendingMs + databaseMs) / 1000) + SLACK_SECONDS
+}
+
 /** In whole seconds, as the queue counts them: the receiver's timeout, then each statement's wait and deadline. */
-export function attemptLimitSeconds ({ timeoutMs, poolTimeoutMs, statementDeadlineMs }: AttemptDeadlines): number {
-  const databaseMs = statementDeadlineMs > 0 ? ATTEMPT_STATEMENTS * (poolTimeoutMs + statementDeadlineMs) : UNBOUNDED_DATABASE_WORK_SECONDS * 1000
-  return Math.ceil((timeoutMs + databaseMs) / 1000) + SLACK_SECONDS
+export function attemptLimitSeconds (deadlines: AttemptDeadlines): number {
+  return limitSeconds(deadlines.timeoutMs, ATTEMPT_STATEMENTS, deadlines)
+}
+
+/** The same for a batch, which starts sends for up to one timeout, each taking up to another. */
+export function batchLimitSeconds (deadlines: AttemptDeadlines): number {
+  return limitSeconds(2 * deadlines.timeoutMs, BATCH_STATEMENTS, deadlines)
 }

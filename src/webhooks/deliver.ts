@@ -1,8 +1,9 @@
-// One attempt at one delivery: signed with the subscription's current secret, recorded whatever
-// happens, and failed (so the queue retries it later) unless it succeeded or was the last.
+// One attempt at one delivery of the retry queue: signed with the subscription's current secret,
+// recorded whatever happens, and failed (so the queue retries it later) unless it succeeded or was
+// the last. Its subject's hold ends with its newest queued delivery.
 import type { WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
 import type { DeliveryHandler } from './delivery-queue.js'
-import { sendDelivery } from './send-delivery.js'
+import { sendDelivery, type AttemptOutcome } from './send-delivery.js'
 import { signedHeaders } from './signature.js'
 
 export interface DeliverySettings {
@@ -16,25 +17,30 @@ export class DeliveryFailedError extends Error {
   override name = 'DeliveryFailedError'
 }
 
+export interface Target { url: string, secret: string }
+
+/** One signed POST of `body` to the subscription's target. */
+export async function sendSigned (target: Target, messageId: string, body: string, settings: DeliverySettings): Promise<AttemptOutcome> {
+  return await sendDelivery({
+    url: target.url,
+    headers: { ...signedHeaders(target.secret, messageId, Math.floor(Date.now() / 1000), body) },
+    body,
+    timeoutMs: settings.timeoutMs,
+    allowPrivateTargets: settings.allowPrivateTargets
+  })
+}
+
 export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settings: DeliverySettings): DeliveryHandler {
   return async (job, attempt) => {
+    const release = async (): Promise<void> => {
+      // Jobs queued before subjects were held carry no subject.
+      if (job.subjectId !== undefined) await deliveries.release(job.webhookId, job.subjectId, job.eventId)
+    }
     const target = await deliveries.target(job.webhookId)
-    if (target === undefined) return // deleted or disabled since: nothing to send
-    const timestamp = Math.floor(Date.now() / 1000)
-    const outcome = await sendDelivery({
-      url: target.url,
-      headers: { ...signedHeaders(target.secret, job.messageId, timestamp, job.body) },
-      body: job.body,
-      timeoutMs: settings.timeoutMs,
-      allowPrivateTargets: settings.allowPrivateTargets
-    })
-    const { enabled } = await deliveries.recordAttempt({
-      webhookId: job.webhookId,
-      eventId: job.eventId,
-      messageId: job.messageId,
-      number: attempt.number,
-      outcome
-    }, settings.disableAfterSeconds)
+    if (target === undefined) return await release() // deleted or disabled since: nothing to send
+    const outcome = await sendSigned(target, job.messageId, job.body, settings)
+    const { enabled } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
     if (!outcome.ok && enabled && !attempt.last) throw new DeliveryFailedError(`attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}`)
+    await release()
   }
 }

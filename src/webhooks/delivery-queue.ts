@@ -4,6 +4,9 @@ import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
 import type { Schema } from '../storage/schema.js'
 
+/** Each subscription's new events, a batch at a time and in order (see deliver-batch.ts). */
+export const BATCH_QUEUE = 'webhook-batches'
+/** Single deliveries: a failed one's retries, and the events of its subject queued behind it. */
 export const DELIVERY_QUEUE = 'webhook-deliveries'
 // Sent side by side; a slow receiver holds only the deliveries fetched with its own, up to its timeout.
 const DELIVERIES_PER_FETCH = 10
@@ -11,24 +14,35 @@ const DELIVERIES_PER_FETCH = 10
 export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
 // How many times in an attempt's limit the queue looks for attempts past it (their instance is gone).
 const LOOKS_PER_LIMIT = 4
+// A batch that fails (its attempts could not be recorded) is sent again until it is recorded.
+const BATCH_RETRY_LIMIT = 100
+
+export interface BatchJob {
+  webhookId: string
+  /** The subscription's events, in feed order. */
+  eventIds: number[]
+}
 
 export interface DeliveryJob {
   webhookId: string
   eventId: number
+  subjectId: string
   messageId: string
   /** The request body, fixed when the event was dispatched: every attempt sends the same bytes. */
   body: string
+  /** Its batch made its first attempt, which the job's own retry count does not include. */
+  batchAttempted?: true
 }
 
-export interface NewDelivery extends DeliveryJob {
-  /** Deliveries with the same key are sent one at a time, in the order they were queued. */
-  orderKey: string
+export interface NewDelivery extends Omit<DeliveryJob, 'batchAttempted'> {
+  /** Why its first attempt, made by its batch, failed: it is queued as that attempt's retry. */
+  failed?: string
 }
 
 export interface DeliveryQueueSettings {
-  /** Per instance: deliveries in flight at once. */
+  /** Per instance: batches, and deliveries, in flight at once. */
   workers: number
-  /** Per subscription, across instances: deliveries in flight at once. */
+  /** Per subscription, across instances: retried deliveries in flight at once. */
   perSubscription: number
   pollingSeconds: number
   retryLimit: number
@@ -36,34 +50,41 @@ export interface DeliveryQueueSettings {
   retryDelayMaxSeconds: number
   /** How long an attempt may stay active before the queue takes it for lost (a crashed instance). */
   expireSeconds: number
+  /** The same for a batch. */
+  batchExpireSeconds: number
 }
+
+/** Sends a batch, queueing what it could not send as single deliveries. */
+export type BatchHandler = (job: BatchJob, queue: Pick<DeliveryQueue, 'addDeliveries'>) => Promise<void>
 
 /** Runs one delivery attempt; throwing schedules the next one. */
 export type DeliveryHandler = (job: DeliveryJob, attempt: { number: number, last: boolean }) => Promise<void>
 
 export interface DeliveryQueue {
-  /** Queues deliveries as part of the transaction that moves the dispatch position. */
-  add: (trx: Transaction<Schema>, deliveries: readonly NewDelivery[]) => Promise<void>
-  /** Wakes this instance's worker now rather than at its next poll. */
+  /** Queues batches as part of the transaction that moves the dispatch position. */
+  addBatches: (trx: Transaction<Schema>, batches: readonly BatchJob[]) => Promise<void>
+  /** Queues single deliveries, each behind those of its subject already queued. */
+  addDeliveries: (trx: Transaction<Schema>, deliveries: readonly NewDelivery[]) => Promise<void>
+  /** Wakes this instance's workers now rather than at their next poll. */
   wake: () => void
   stop: () => Promise<void>
 }
 
 /**
  * Jobs queued by one statement share their creation time, and pg-boss takes those in id order: ids
- * that grow with the event id keep a key's deliveries in event order. The same event and subscription
- * always give the same id, so a delivery is never queued twice.
+ * that grow with the event id keep a key's jobs in event order. The same event and subscription
+ * always give the same id, so a delivery (or a batch, by its last event) is never queued twice.
  */
 export function deliveryJobId (eventId: number, webhookId: string): string {
   const hex = eventId.toString(16).padStart(16, '0') + webhookId.replaceAll('-', '').slice(0, 16)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-async function ensureQueue (boss: PgBoss): Promise<void> {
-  if (await boss.getQueue(DELIVERY_QUEUE) !== null) return
+async function ensureQueue (boss: PgBoss, name: string): Promise<void> {
+  if (await boss.getQueue(name) !== null) return
   // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
-  await boss.createQueue(DELIVERY_QUEUE, { policy: 'key_strict_fifo' }).catch(async (error: unknown) => {
-    if (await boss.getQueue(DELIVERY_QUEUE) === null) throw error // else another instance made it meanwhile
+  await boss.createQueue(name, { policy: 'key_strict_fifo' }).catch(async (error: unknown) => {
+    if (await boss.getQueue(name) === null) throw error // else another instance made it meanwhile
   })
 }
 
@@ -88,8 +109,8 @@ export function onServicePool (db: Kysely<Schema>): ReturnType<typeof fromKysely
   }
 }
 
-/** Creates pg-boss's tables when they are missing, then works the queue. */
-export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handler: DeliveryHandler, onError: (error: Error) => void): Promise<DeliveryQueue> {
+/** Creates pg-boss's tables when they are missing, then works the queues. */
+export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handlers: { batch: BatchHandler, delivery: DeliveryHandler }, onError: (error: Error) => void): Promise<DeliveryQueue> {
   // pg-boss looks once a minute by default: a crashed instance's deliveries, and their subjects' later
   // events behind them, would wait up to that long past the limit, whatever the limit.
   const superviseSeconds = Math.max(1, Math.ceil(settings.expireSeconds / LOOKS_PER_LIMIT))
@@ -97,7 +118,8 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
   boss.on('error', onError)
   await boss.start()
   try {
-    await ensureQueue(boss)
+    await ensureQueue(boss, BATCH_QUEUE)
+    await ensureQueue(boss, DELIVERY_QUEUE)
   } catch (error) {
     await boss.stop({ close: false, graceful: false }) // the next dispatch interval tries again from the start
     throw error
@@ -111,6 +133,57 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     retryDelayMax: settings.retryDelayMaxSeconds,
     expireInSeconds: settings.expireSeconds
   }
+
+  const queue: DeliveryQueue = {
+    async addBatches (trx, batches) {
+      if (batches.length === 0) return
+      await boss.insert(BATCH_QUEUE, batches.map(data => ({
+        id: deliveryJobId(data.eventIds.at(-1)!, data.webhookId),
+        data,
+        // One batch of a subscription at a time, in order.
+        singletonKey: data.webhookId,
+        retryLimit: BATCH_RETRY_LIMIT,
+        retryDelay: 1,
+        retryBackoff: true,
+        retryDelayMax: settings.retryDelayMaxSeconds,
+        expireInSeconds: settings.batchExpireSeconds
+      })), { db: fromKysely(trx) })
+    },
+    async addDeliveries (trx, deliveries) {
+      if (deliveries.length === 0) return
+      const connection = { db: fromKysely(trx) }
+      await boss.insert(DELIVERY_QUEUE, deliveries.map(({ failed, ...data }) => ({
+        id: deliveryJobId(data.eventId, data.webhookId),
+        data: failed === undefined ? data : { ...data, batchAttempted: true },
+        singletonKey: `${data.webhookId}:${data.subjectId}`,
+        group: { id: data.webhookId },
+        ...retry,
+        ...(failed !== undefined && { retryLimit: retry.retryLimit - 1 })
+      })), connection)
+      // Failed as its first attempt would have: waiting for its retry, it holds back its subject's
+      // later deliveries, as a job merely deferred to then would not.
+      for (const { failed, eventId, webhookId } of deliveries) {
+        if (failed !== undefined) await boss.fail(DELIVERY_QUEUE, deliveryJobId(eventId, webhookId), { message: failed }, connection)
+      }
+    },
+    wake: () => {
+      boss.notifyWorker(batchWorker)
+      boss.notifyWorker(deliveryWorker)
+    },
+    stop: async () => { await boss.stop({ close: false, graceful: true, timeout: settings.batchExpireSeconds * 1000 }) }
+  }
+
+  const batchOptions = { localConcurrency: settings.workers, pollingIntervalSeconds: settings.pollingSeconds, includeMetadata: true } as const
+  const batchWorker = await boss.work<BatchJob, unknown, typeof batchOptions>(BATCH_QUEUE, batchOptions, async ([job]) => {
+    try {
+      await handlers.batch(job!.data, queue)
+    } catch (error) {
+      // The last try ends completed, as a single delivery's does: a failed batch would hold back its subscription's later ones.
+      if (job!.retryCount < job!.retryLimit) throw error
+      onError(error as Error)
+    }
+  })
+
   const options = {
     localConcurrency: settings.workers,
     groupConcurrency: settings.perSubscription,
@@ -122,7 +195,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     perJobResults: true,
     includeMetadata: true
   } as const
-  const worker = await boss.work<DeliveryJob, unknown, typeof options>(DELIVERY_QUEUE, options, async jobs => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
+  const deliveryWorker = await boss.work<DeliveryJob, unknown, typeof options>(DELIVERY_QUEUE, options, async jobs => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
     const result = await attempt(job)
     // Settled as soon as its own attempt ends, not with its batch: the next delivery of its subject
     // must not wait for a batch-mate's slow receiver. Settling the batch afterwards finds this attempt
@@ -138,11 +211,11 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
   })))
 
   async function attempt (job: JobWithMetadata<DeliveryJob>): Promise<JobResult> {
-    // The job's own limit, one spare included (see `retry`): it was set when the job was queued,
+    // The job's own limit, one spare included (see addDeliveries): it was set when the job was queued,
     // perhaps by an instance with another WEBHOOK_RETRY_LIMIT. Failing it past that would end it failed.
     const last = job.retryCount >= job.retryLimit - 1
     try {
-      await handler(job.data, { number: job.retryCount + 1, last })
+      await handlers.delivery(job.data, { number: job.retryCount + (job.data.batchAttempted === true ? 2 : 1), last })
     } catch (error) {
       if (!last) return { id: job.id, status: 'failed', output: { message: (error as Error).message } }
       onError(error as Error)
@@ -150,18 +223,5 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     return { id: job.id, status: 'completed' }
   }
 
-  return {
-    async add (trx, deliveries) {
-      if (deliveries.length === 0) return
-      await boss.insert(DELIVERY_QUEUE, deliveries.map(({ orderKey, ...data }) => ({
-        id: deliveryJobId(data.eventId, data.webhookId),
-        data,
-        singletonKey: orderKey,
-        group: { id: data.webhookId },
-        ...retry
-      })), { db: fromKysely(trx) })
-    },
-    wake: () => { boss.notifyWorker(worker) },
-    stop: async () => { await boss.stop({ close: false, graceful: true, timeout: settings.expireSeconds * 1000 }) }
-  }
+  return queue
 }

@@ -1,51 +1,51 @@
-// The dispatch step: events after the stored position become one delivery per matching
-// subscription, queued in the transaction that moves the position, so an event is queued once
+// The dispatch step: events after the stored position become one batch per subscription of the
+// events it takes, queued in the transaction that moves the position, so an event is queued once
 // whichever instance dispatches it, and none is lost when an instance stops half-way.
 import { sql, type Kysely } from 'kysely'
 import type { Schema } from '../storage/schema.js'
 import { lockDispatchPosition, moveDispatchPosition } from '../storage/webhook-dispatch-position.js'
-import type { DeliveryQueue, NewDelivery } from './delivery-queue.js'
-import { eventsAfter, type EventRepresentation } from './event-source.js'
+import type { BatchJob, DeliveryQueue } from './delivery-queue.js'
+import type { EventBodies } from './event-bodies.js'
+import { eventsAfter } from './event-source.js'
 
 // Events read per transaction: a backlog is worked through in several, each short.
 const PAGE = 200
 
 interface Subscription { id: string, tipos: string[], desde_evento: number }
 
-/** Dispatches what is pending; returns how many deliveries were queued. */
-export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQueue, 'add'>, represent: EventRepresentation): Promise<number> {
+/** Dispatches what is pending; returns how many batches were queued. */
+export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQueue, 'addBatches'>, bodies: EventBodies): Promise<number> {
   let queued = 0
   for (;;) {
-    const { deliveries, full } = await db.transaction().execute(async trx => {
+    const { batches, full } = await db.transaction().execute(async trx => {
       // Instances take turns: the second reads the position the first moved.
       const { after, movedByLaterTransaction } = await lockDispatchPosition(trx)
       // The queue takes a subject's deliveries in the order their transactions began. This one began
       // before the dispatch that moved the position last, so its deliveries would overtake that one's:
       // it queues nothing, and the next interval dispatches in a transaction begun after.
-      if (movedByLaterTransaction) return { deliveries: [], full: false }
+      if (movedByLaterTransaction) return { batches: [], full: false }
       const page = await eventsAfter(trx, after, PAGE)
       const subscriptions: Subscription[] = page.items.length === 0
         ? []
         : await trx.selectFrom('webhooks').select(['id', 'tipos', 'desde_evento']).where('ativo', '=', true).execute()
-      const deliveries: NewDelivery[] = []
+      const batches: BatchJob[] = subscriptions.map(subscription => ({ webhookId: subscription.id, eventIds: [] }))
       for (const event of page.items) {
-        for (const subscription of subscriptions) {
+        let taken = false
+        for (const [i, subscription] of subscriptions.entries()) {
           if (event.id <= subscription.desde_evento) continue
           if (subscription.tipos.length > 0 && !subscription.tipos.includes(event.type)) continue
-          deliveries.push({
-            webhookId: subscription.id,
-            eventId: event.id,
-            messageId: `msg_${subscription.id.replaceAll('-', '')}_${event.id}`,
-            body: JSON.stringify({ type: event.type, timestamp: event.at, data: represent(event) }),
-            orderKey: `${subscription.id}:${event.subject.id}`
-          })
+          batches[i]!.eventIds.push(event.id)
+          taken = true
         }
+        // Made now, while the event is at hand, for the batches to send.
+        if (taken) bodies.of(event)
       }
-      await queue.add(trx, deliveries)
+      const taken = batches.filter(batch => batch.eventIds.length > 0)
+      await queue.addBatches(trx, taken)
       if (page.next > after) await moveDispatchPosition(trx, page.next)
-      return { deliveries, full: page.items.length === PAGE }
+      return { batches: taken, full: page.items.length === PAGE }
     })
-    queued += deliveries.length
+    queued += batches.length
     if (!full) return queued
   }
 }

@@ -2,7 +2,7 @@
 // and purged with the events they delivered.
 import t from 'tap'
 import { sql } from 'kysely'
-import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.js'
+import { createWebhookDeliveriesRepository, holdSubjects } from '../../src/storage/webhook-deliveries-repository.js'
 import { createWebhooksRepository, type WebhookRecord } from '../../src/storage/webhooks-repository.js'
 import { migratedDatabase } from '../support/database.js'
 
@@ -15,15 +15,15 @@ t.test('attempts, failures and the purge', async t => {
   const webhooks = createWebhooksRepository(db)
   const deliveries = createWebhookDeliveriesRepository(db, 24)
   const webhook = await webhooks.create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
-  const attempt = (number: number, outcome = failed) => ({ webhookId: webhook.id, eventId: 1, messageId: 'msg_1', number, outcome })
+  const attempt = (number: number, outcome = failed) => ({ eventId: 1, messageId: 'msg_1', number, outcome })
 
   const runBeganAnHourAgo = async () => { await sql`update webhooks set falhando_desde = now() - interval '1 hour'`.execute(db) }
-  t.same(await deliveries.recordAttempt(attempt(1), 3600), { enabled: true }, 'a failure within the period leaves it on')
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(1)], 3600), { enabled: true }, 'a failure within the period leaves it on')
   await runBeganAnHourAgo()
-  t.same(await deliveries.recordAttempt(attempt(2, { ok: true, durationMs: 3, statusCode: 200, error: undefined as never }), 60), { enabled: true }, 'a success ends the run of failures')
-  t.same(await deliveries.recordAttempt(attempt(3), 60), { enabled: true }, 'so the next failure starts a new one')
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(2, { ok: true, durationMs: 3, statusCode: 200, error: undefined as never })], 60), { enabled: true }, 'a success ends the run of failures')
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(3)], 60), { enabled: true }, 'so the next failure starts a new one')
   await runBeganAnHourAgo()
-  t.same(await deliveries.recordAttempt(attempt(4), 60), { enabled: false }, 'a failure past the period disables it')
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(4)], 60), { enabled: false }, 'a failure past the period disables it')
   t.match(await webhooks.findById(webhook.id), { ativo: false, desativadoEm: String })
   t.equal(await deliveries.target(webhook.id), undefined, 'a disabled subscription has no target')
 
@@ -38,18 +38,44 @@ t.test('attempts that change nothing leave the subscription\'s row unwritten', a
   if (db === undefined) return
   const deliveries = createWebhookDeliveriesRepository(db, 24)
   const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
-  const attempt = (number: number, outcome: typeof failed | typeof succeeded) => ({ webhookId: webhook.id, eventId: 1, messageId: 'msg_1', number, outcome })
+  const attempt = (number: number, outcome: typeof failed | typeof succeeded) => ({ eventId: 1, messageId: 'msg_1', number, outcome })
   // The row's version: a new one with every write.
   const version = async () => (await sql<{ xmin: string }>`select xmin::text from webhooks where id = ${webhook.id}`.execute(db)).rows[0]!.xmin
 
   const created = await version()
-  t.same(await deliveries.recordAttempt(attempt(1, succeeded), 3600), { enabled: true })
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(1, succeeded)], 3600), { enabled: true })
   t.equal(await version(), created, 'a success of a healthy subscription')
-  await deliveries.recordAttempt(attempt(2, failed), 3600)
+  await deliveries.recordAttempts(webhook.id, [attempt(2, failed)], 3600)
   const failing = await version()
   t.not(failing, created, 'the first failure starts the run')
-  t.same(await deliveries.recordAttempt(attempt(3, failed), 3600), { enabled: true })
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(3, failed)], 3600), { enabled: true })
   t.equal(await version(), failing, 'a failure within the run')
-  await deliveries.recordAttempt(attempt(4, succeeded), 3600)
+  await deliveries.recordAttempts(webhook.id, [attempt(4, succeeded)], 3600)
   t.not(await version(), failing, 'a success ends the run')
+})
+
+t.test('a batch\'s attempts, and the subjects held behind its failures', async t => {
+  const db = await migratedDatabase(t, 'pglite')
+  if (db === undefined) return
+  const deliveries = createWebhookDeliveriesRepository(db, 24)
+  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
+  const runBeganLately = async () => (await sql<{ lately: boolean }>`select falhando_desde > now() - interval '1 minute' as lately from webhooks where id = ${webhook.id}`.execute(db)).rows[0]!.lately
+
+  await deliveries.recordAttempts(webhook.id, [{ eventId: 1, messageId: 'msg_1', number: 1, outcome: failed }], 60)
+  await sql`update webhooks set falhando_desde = now() - interval '1 hour'`.execute(db)
+  const batch = [
+    { eventId: 2, messageId: 'msg_2', number: 1, outcome: succeeded },
+    { eventId: 3, messageId: 'msg_3', number: 1, outcome: failed }
+  ]
+  t.same(await deliveries.recordAttempts(webhook.id, batch, 60), { enabled: true }, 'a batch that also succeeded does not disable it')
+  t.equal(await runBeganLately(), true, 'its failure starts a new run')
+  t.same((await deliveries.listAttempts(webhook.id, 10)).map(a => [a.eventoId, a.resultado]), [[3, 'falha'], [2, 'sucesso'], [1, 'falha']], 'each attempt recorded')
+
+  const [ana, bia] = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b']
+  await db.transaction().execute(async trx => { await holdSubjects(trx, webhook.id, [{ subjectId: ana, eventId: 3 }, { subjectId: ana, eventId: 5 }]) })
+  t.same([...await deliveries.heldSubjects(webhook.id, [ana, bia])], [ana], 'a subject with deliveries queued is held')
+  await deliveries.release(webhook.id, ana, 3)
+  t.same([...await deliveries.heldSubjects(webhook.id, [ana])], [ana], 'until the newest of them ends')
+  await deliveries.release(webhook.id, ana, 5)
+  t.same([...await deliveries.heldSubjects(webhook.id, [ana])], [], 'then it is free')
 })

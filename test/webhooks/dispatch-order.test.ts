@@ -1,4 +1,4 @@
-// The queue takes a subject's deliveries in the order their dispatch transactions began, not the order
+// The queue takes a subscription's batches in the order their dispatch transactions began, not the order
 // they committed. A dispatch that began first but got the position's lock second must not let a
 // subject's later event overtake its earlier one.
 import t from 'tap'
@@ -8,6 +8,7 @@ import type { KyselyPlugin } from 'kysely'
 import { appendEvents } from '../../src/storage/event-log.js'
 import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
 import { dispatchEvents } from '../../src/webhooks/dispatch.js'
+import { EventBodies } from '../../src/webhooks/event-bodies.js'
 import { migratedDatabase } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
 
@@ -46,23 +47,23 @@ t.test('a dispatch that began before the last one does not queue a subject\'s la
   const delivered: number[] = []
   // The worker fetches on its start and when woken, so both deliveries wait queued until then.
   const queue = await startDeliveryQueue(db, {
-    workers: 1, perSubscription: 1, pollingSeconds: 3600, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60
-  }, async job => { delivered.push(job.eventId) }, () => {})
+    workers: 1, perSubscription: 1, pollingSeconds: 3600, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60
+  }, { batch: async job => { delivered.push(...job.eventIds) }, delivery: async () => {} }, () => {})
   t.teardown(queue.stop)
-  const represent = (): null => null
+  const bodies = new EventBodies(db, () => null)
   // Makes the position's row, which the first dispatch would otherwise make under the held statement.
-  await dispatchEvents(db, queue, represent)
+  await dispatchEvents(db, queue, bodies)
 
   await event('vaga.criada')
   const early = holdFirstStatement()
-  const earlyDispatch = dispatchEvents(db.withPlugin(early.plugin), queue, represent)
+  const earlyDispatch = dispatchEvents(db.withPlugin(early.plugin), queue, bodies)
   await early.held
-  t.equal(await dispatchEvents(db, queue, represent), 1, 'a dispatch begun later queues the first event')
+  t.equal(await dispatchEvents(db, queue, bodies), 1, 'a dispatch begun later queues the first event\'s batch')
   await event('vaga.alterada')
   early.release()
   await earlyDispatch
   // The next interval's dispatch, for whatever the early one left.
-  await dispatchEvents(db, queue, represent)
+  await dispatchEvents(db, queue, bodies)
 
   await eventually(() => {
     queue.wake()
