@@ -1,7 +1,8 @@
 // The webhook receivers of `npm run bench:workload`'s webhooks section: plain node:http servers on
 // loopback, one per subscription, answering 204 at once. They run in a process of their own on the
-// load generator's core (receiving is the integrator's work, not the service's), verify every
-// delivery with the `standardwebhooks` package, and note when each arrived. The orchestrator talks
+// load generator's core (receiving is the integrator's work, not the service's), note when each
+// delivery arrived, and verify every one with the `standardwebhooks` package when its results are
+// taken, after the load: verifying as they arrive would take the load generator's core from it. The orchestrator talks
 // to them over the IPC channel (ReceiversRequest in, ReceiversMessage out).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { once } from 'node:events'
@@ -32,7 +33,8 @@ export type ReceiversMessage =
   | { type: 'count', received: number }
   | { type: 'take', arrivals: Arrivals }
 
-interface Inbox { verifier: Webhook, first: Map<number, number>, repeated: number, unverified: number }
+interface Received { body: string, headers: Record<string, string>, arrivedAt: number }
+interface Inbox { verifier: Webhook, received: Received[], first: Map<number, number>, repeated: number, unverified: number }
 
 const count = Number(process.argv[2] ?? 10)
 const inboxes = new Map<string, Inbox>()
@@ -49,21 +51,25 @@ function receive (request: IncomingMessage, response: ServerResponse): void {
     const arrivedAt = performance.timeOrigin + performance.now()
     response.writeHead(204).end()
     const inbox = inboxes.get(request.url ?? '')
-    const body = Buffer.concat(chunks).toString('utf8')
-    if (inbox === undefined) {
-      strays++
-      return
-    }
+    if (inbox === undefined) strays++
+    else inbox.received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers as Record<string, string>, arrivedAt })
+  })
+}
+
+/** Verifies what the inbox received since the last look, and notes each event's first arrival. */
+function verifyReceived (inbox: Inbox): void {
+  for (const { body, headers, arrivedAt } of inbox.received) {
     try {
-      inbox.verifier.verify(body, request.headers as Record<string, string>)
+      inbox.verifier.verify(body, headers)
     } catch {
       inbox.unverified++
-      return
+      continue
     }
     const { data } = JSON.parse(body) as { data: { id: number } }
     if (inbox.first.has(data.id)) inbox.repeated++
     else inbox.first.set(data.id, arrivedAt)
-  })
+  }
+  inbox.received = []
 }
 
 // One port per subscription, as separate integrators would have.
@@ -77,12 +83,15 @@ for (let i = 0; i < count; i++) {
 
 process.on('message', (request: ReceiversRequest) => {
   if (request.type === 'subscribed') {
-    for (const [path, secret] of Object.entries(request.secrets)) inboxes.set(path, { verifier: new Webhook(secret), first: new Map(), repeated: 0, unverified: 0 })
+    for (const [path, secret] of Object.entries(request.secrets)) inboxes.set(path, { verifier: new Webhook(secret), received: [], first: new Map(), repeated: 0, unverified: 0 })
     send({ type: 'subscribed' })
   } else if (request.type === 'count') {
     let received = 0
     for (const path of request.paths) {
-      for (const id of inboxes.get(path)?.first.keys() ?? []) if (id > request.after) received++
+      const inbox = inboxes.get(path)
+      if (inbox === undefined) continue
+      verifyReceived(inbox)
+      for (const id of inbox.first.keys()) if (id > request.after) received++
     }
     send({ type: 'count', received })
   } else {
@@ -91,10 +100,11 @@ process.on('message', (request: ReceiversRequest) => {
     for (const path of request.paths) {
       const inbox = inboxes.get(path)
       if (inbox === undefined) continue
+      verifyReceived(inbox)
       arrivals.first[path] = [...inbox.first]
       arrivals.repeated += inbox.repeated
       arrivals.unverified += inbox.unverified
-      Object.assign(inbox, { first: new Map(), repeated: 0, unverified: 0 })
+      Object.assign(inbox, { received: [], first: new Map(), repeated: 0, unverified: 0 })
     }
     send({ type: 'take', arrivals })
   }

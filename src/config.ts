@@ -38,9 +38,9 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_DELAY_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 10, description: 'seconds before the first retry, doubling for each next one, from 1 to 3600' }),
   WEBHOOK_RETRY_DELAY_MAX_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 3600, description: 'the longest wait between two retries, in seconds from 1 to 86400' }),
   WEBHOOK_DISABLE_AFTER_SECONDS: Type.Integer({ minimum: 0, maximum: 2592000, default: 432000, description: 'seconds a subscription may fail without a success before it is disabled, from 0 to 2592000' }),
-  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: 'deliveries to one subscription in flight at once across instances, from 1 to 100' }),
+  WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: 'deliveries to one subscription in flight at once across instances, from its batches and as many again from its retries, from 1 to 100' }),
   WEBHOOK_MAX_SUBSCRIPTIONS: Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'webhook subscriptions kept at most, from 1 to 10000' }),
-  WEBHOOK_WORKERS: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'delivery workers per instance, each sending up to 10 deliveries at once, from 1 to 100' }),
+  WEBHOOK_WORKERS: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'batches, and fetches of up to 10 retried deliveries, worked at once per instance, from 1 to 100' }),
   // Loopback, private and link-local targets are refused unless this is on (a test, a closed network).
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'true or false: accept webhook targets at loopback, private and link-local addresses' }),
   DATABASE_POOL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 2000, description: 'milliseconds a query may wait for a pooled connection before the request answers 503, from 100 to 600000' }),

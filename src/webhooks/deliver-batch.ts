@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely'
 import type { Schema } from '../storage/schema.js'
 import { holdSubjects, recordAttempts, type NewAttempt, type WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
-import { sendSigned, type DeliverySettings } from './deliver.js'
+import { sendSigned, signingTarget, type DeliverySettings } from './deliver.js'
 import type { AttemptOutcome } from './send-delivery.js'
 import type { BatchHandler, NewDelivery } from './delivery-queue.js'
 import type { EventBodies, EventBody } from './event-bodies.js'
@@ -40,8 +40,9 @@ function bySubject (events: readonly EventBody[]): EventBody[][] {
 
 export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesRepository, bodies: EventBodies, settings: BatchSettings): BatchHandler {
   return async (job, queue) => {
-    const target = await deliveries.target(job.webhookId)
-    if (target === undefined) return // deleted or disabled since: nothing to send
+    const subscription = await deliveries.target(job.webhookId)
+    if (subscription === undefined) return // deleted or disabled since: nothing to send
+    const target = signingTarget(subscription)
     const events = await bodies.get(job.eventIds)
     const held = await deliveries.heldSubjects(job.webhookId, [...new Set(events.map(event => event.subjectId))])
     const attempts: NewAttempt[] = []

@@ -1,10 +1,12 @@
 // One attempt at one delivery of the retry queue: signed with the subscription's current secret,
 // recorded whatever happens, and failed (so the queue retries it later) unless it succeeded or was
 // the last. Its subject's hold ends with its newest queued delivery.
+import type { KeyObject } from 'node:crypto'
 import type { WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
 import type { DeliveryHandler } from './delivery-queue.js'
 import { sendDelivery, type AttemptOutcome } from './send-delivery.js'
 import { signedHeaders } from './signature.js'
+import { signingKey } from './signing-secret.js'
 
 export interface DeliverySettings {
   timeoutMs: number
@@ -17,13 +19,18 @@ export class DeliveryFailedError extends Error {
   override name = 'DeliveryFailedError'
 }
 
-export interface Target { url: string, secret: string }
+/** Where a subscription's deliveries go, and the key that signs them. */
+export interface SigningTarget { url: string, key: KeyObject }
+
+export function signingTarget ({ url, secret }: { url: string, secret: string }): SigningTarget {
+  return { url, key: signingKey(secret) }
+}
 
 /** One signed POST of `body` to the subscription's target. */
-export async function sendSigned (target: Target, messageId: string, body: string, settings: DeliverySettings): Promise<AttemptOutcome> {
+export async function sendSigned (target: SigningTarget, messageId: string, body: string, settings: DeliverySettings): Promise<AttemptOutcome> {
   return await sendDelivery({
     url: target.url,
-    headers: { ...signedHeaders(target.secret, messageId, Math.floor(Date.now() / 1000), body) },
+    headers: { ...signedHeaders(target.key, messageId, Math.floor(Date.now() / 1000), body) },
     body,
     timeoutMs: settings.timeoutMs,
     allowPrivateTargets: settings.allowPrivateTargets
@@ -38,7 +45,7 @@ export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settin
     }
     const target = await deliveries.target(job.webhookId)
     if (target === undefined) return await release() // deleted or disabled since: nothing to send
-    const outcome = await sendSigned(target, job.messageId, job.body, settings)
+    const outcome = await sendSigned(signingTarget(target), job.messageId, job.body, settings)
     const { enabled } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
     if (!outcome.ok && enabled && !attempt.last) throw new DeliveryFailedError(`attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}`)
     await release()

@@ -167,22 +167,30 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       }
     },
     wake: () => {
-      boss.notifyWorker(batchWorker)
+      for (const worker of batchWorkers) boss.notifyWorker(worker)
       boss.notifyWorker(deliveryWorker)
     },
     stop: async () => { await boss.stop({ close: false, graceful: true, timeout: settings.batchExpireSeconds * 1000 }) }
   }
 
-  const batchOptions = { localConcurrency: settings.workers, pollingIntervalSeconds: settings.pollingSeconds, includeMetadata: true } as const
-  const batchWorker = await boss.work<BatchJob, unknown, typeof batchOptions>(BATCH_QUEUE, batchOptions, async ([job]) => {
-    try {
-      await handlers.batch(job!.data, queue)
-    } catch (error) {
-      // The last try ends completed, as a single delivery's does: a failed batch would hold back its subscription's later ones.
-      if (job!.retryCount < job!.retryLimit) throw error
-      onError(error as Error)
-    }
-  })
+  // One pg-boss worker per slot rather than one with `localConcurrency`: pg-boss wakes only the first
+  // worker of a `work` call, and a batch worker must be woken both when a dispatch queues batches and
+  // when it finishes one (its subscription's next batch is likely waiting, and would wait a poll).
+  const batchOptions = { pollingIntervalSeconds: settings.pollingSeconds, includeMetadata: true } as const
+  const batchWorkers: string[] = []
+  for (let slot = 0; slot < settings.workers; slot++) {
+    batchWorkers.push(await boss.work<BatchJob, unknown, typeof batchOptions>(BATCH_QUEUE, batchOptions, async ([job]) => {
+      try {
+        await handlers.batch(job!.data, queue)
+      } catch (error) {
+        // The last try ends completed, as a single delivery's does: a failed batch would hold back its subscription's later ones.
+        if (job!.retryCount < job!.retryLimit) throw error
+        onError(error as Error)
+      } finally {
+        boss.notifyWorker(batchWorkers[slot]!)
+      }
+    }))
+  }
 
   const options = {
     localConcurrency: settings.workers,

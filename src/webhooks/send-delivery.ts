@@ -1,9 +1,8 @@
 // One delivery attempt: a signed POST, within a deadline, to a public address unless allowed
 // otherwise, and never following a redirect (a receiver that moved says so by a new registration).
-import { request as httpRequest, type RequestOptions } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { Agent, request } from 'undici'
 import type { AttemptError } from '../domain/webhook-attempt.js'
 import { publicOnlyLookup, resolvePublicAddresses, targetHost } from './target-lookup.js'
 
@@ -32,21 +31,12 @@ function outcomeOf (statusCode: number): Pick<AttemptOutcome, 'ok' | 'statusCode
   return { ok: false, statusCode, error: statusCode >= 300 && statusCode < 400 ? 'redirect' : 'status' }
 }
 
-function post (url: URL, options: RequestOptions, body: string): Promise<number> {
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest
-  return new Promise((resolve, reject) => {
-    const req = request(url, options, response => {
-      let received = 0
-      response.on('data', (chunk: Buffer) => {
-        received += chunk.length
-        if (received > MAX_ANSWER_BYTES) response.destroy()
-      })
-      response.on('error', () => resolve(response.statusCode ?? 0))
-      response.on('close', () => resolve(response.statusCode ?? 0))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+// undici rather than node:http: a keep-alive pool per receiver, at a fraction of node:http's cost per
+// request, which is most of what a delivery costs the service. It follows no redirect unless told to.
+const agents = {
+  // Names are resolved on every connection, and only public addresses answered (DNS rebinding).
+  publicOnly: new Agent({ connect: { lookup: publicOnlyLookup } }),
+  any: new Agent()
 }
 
 export async function sendDelivery (delivery: DeliveryRequest): Promise<AttemptOutcome> {
@@ -54,15 +44,19 @@ export async function sendDelivery (delivery: DeliveryRequest): Promise<AttemptO
   const started = performance.now()
   const elapsed = (): number => Math.round(performance.now() - started)
   try {
-    // node:http connects to an IP literal without a lookup: that one is checked here, names in the lookup.
+    // A connection to an IP literal makes no lookup: that one is checked here, names in the lookup.
     const host = targetHost(url)
     if (!delivery.allowPrivateTargets && isIP(host) !== 0) await resolvePublicAddresses(host)
-    const statusCode = await post(url, {
+    const response = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'recrutamento-api-webhooks', ...delivery.headers },
+      body: delivery.body,
       signal: AbortSignal.timeout(delivery.timeoutMs),
-      ...(!delivery.allowPrivateTargets && { lookup: publicOnlyLookup })
-    }, delivery.body)
+      dispatcher: delivery.allowPrivateTargets ? agents.any : agents.publicOnly
+    })
+    // Read to its end, so the connection serves the next delivery, unless it goes on too long.
+    await response.body.dump({ limit: MAX_ANSWER_BYTES })
+    const { statusCode } = response
     return { ...outcomeOf(statusCode), durationMs: elapsed() }
   } catch (error) {
     return { ok: false, durationMs: elapsed(), error: errorOf(error) }

@@ -1,6 +1,5 @@
 // The Standard Webhooks signature: HMAC-SHA256 over `id.timestamp.body` with the subscription's key.
-import { createHmac } from 'node:crypto'
-import { signingKey } from './signing-secret.js'
+import { createHmac, type KeyObject } from 'node:crypto'
 
 export interface SignedHeaders {
   'webhook-id': string
@@ -8,8 +7,8 @@ export interface SignedHeaders {
   'webhook-signature': string
 }
 
-/** The three headers of a delivery; `timestamp` is in seconds since the epoch. */
-export function signedHeaders (secret: string, id: string, timestamp: number, body: string): SignedHeaders {
-  const signature = createHmac('sha256', signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')
+/** The three headers of a delivery, `key` from signingKey; `timestamp` is in seconds since the epoch. */
+export function signedHeaders (key: KeyObject, id: string, timestamp: number, body: string): SignedHeaders {
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
   return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` }
 }

@@ -1,5 +1,5 @@
 // Signing secrets in the Standard Webhooks form: `whsec_` and the key in base64.
-import { randomBytes } from 'node:crypto'
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
 
 const PREFIX = 'whsec_'
 // Standard Webhooks asks for keys of 24 to 64 bytes.
@@ -9,6 +9,7 @@ export function newSigningSecret (): string {
   return PREFIX + randomBytes(KEY_BYTES).toString('base64')
 }
 
-export function signingKey (secret: string): Buffer {
-  return Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64')
+/** The secret's key, made once for every delivery it signs: an HMAC keyed with raw bytes imports them anew each time. */
+export function signingKey (secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64'))
 }
