@@ -65,6 +65,10 @@ async function readsFor (reads: LoadRequest[], count: number): Promise<LoadRepor
   return await load.stop()
 }
 
+// Quiet and attacked rounds alternate (the attackers paused, then resumed), and the bound applies to
+// the median round: a machine busy with other work during one round does not decide the outcome.
+const ROUNDS = 3
+
 t.test('two clients posting megabyte bodies with forged tokens leave legitimate reads\' p99 within 50 ms', async t => {
   const server = await startServerProcess(t, { RATE_LIMIT_MAX: '1000000' })
   await untilReady(server.url, 60_000)
@@ -72,20 +76,28 @@ t.test('two clients posting megabyte bodies with forged tokens leave legitimate 
   const created = await fetch(`${server.url}/api/v2/vagas`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ titulo: 'Leitura' }) })
   t.equal(created.status, 201)
   const reads = [{ url: `${server.url}/api/v2/vagas/${(await created.json() as { id: string }).id}`, headers, status: 200 }]
-  const quiet = await readsFor(reads, 3000)
-  const hostile = [0, 1].map(() => spawn(process.execPath, [join(import.meta.dirname, '../support/hostile-poster.mjs'), `${server.url}/api/v2/vagas`, '5', '30'], { stdio: ['ignore', 'pipe', 'inherit'] }))
+  const hostile = [0, 1].map(() => spawn(process.execPath, [join(import.meta.dirname, '../support/hostile-poster.mjs'), `${server.url}/api/v2/vagas`, '5', '300'], { stdio: ['ignore', 'pipe', 'inherit'] }))
   const answers: string[] = []
   for (const child of hostile) {
     child.stdout.on('data', chunk => { answers.push(...String(chunk).split('\n').filter(line => line !== '')) })
-    t.teardown(() => { child.kill() })
+    t.teardown(() => { child.kill('SIGKILL') })
   }
   await eventually(() => { assert.ok(answers.length >= 4, `${answers.length} hostile answers`) }, { timeout: 30_000, interval: 50 })
-  const attacked = await readsFor(reads, 3000)
-  for (const child of hostile) child.kill()
 
-  t.same(quiet.failures, [], 'every read answered 200 without them')
-  t.same(attacked.failures, [], 'and beside them')
+  const rounds: Array<{ quiet: number, attacked: number }> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const child of hostile) child.kill('SIGSTOP')
+    const quiet = await readsFor(reads, 1000)
+    for (const child of hostile) child.kill('SIGCONT')
+    const attacked = await readsFor(reads, 1000)
+    t.same(quiet.failures, [], `round ${round + 1}: every read answered 200 without them`)
+    t.same(attacked.failures, [], 'and beside them')
+    rounds.push({ quiet: percentile(quiet.latencies, 99), attacked: percentile(attacked.latencies, 99) })
+  }
+  for (const child of hostile) child.kill('SIGKILL')
+
   t.same([...new Set(answers)], ['401'], 'every forged request answered 401')
-  const [p99Quiet, p99Attacked] = [percentile(quiet.latencies, 99), percentile(attacked.latencies, 99)]
-  t.ok(p99Attacked <= p99Quiet + 50, `reads p99 ${p99Attacked.toFixed(1)} ms beside them, ${p99Quiet.toFixed(1)} ms without`)
+  const median = [...rounds].sort((a, b) => (a.attacked - a.quiet) - (b.attacked - b.quiet))[Math.floor(ROUNDS / 2)]!
+  const each = rounds.map(r => `${r.attacked.toFixed(1)} / ${r.quiet.toFixed(1)}`).join(', ')
+  t.ok(median.attacked <= median.quiet + 50, `reads p99 beside them / without, ms, median round: ${median.attacked.toFixed(1)} / ${median.quiet.toFixed(1)} (rounds ${each})`)
 })
