@@ -94,7 +94,7 @@ async function withClient<T> (databaseUrl: string, work: (client: pg.Client) => 
 /**
  * Drops what the deliveries have not reached yet, so the next run starts with nothing queued: the
  * events no dispatch has numbered, the dispatch position moved past the rest, the queued batches and
- * deliveries (and the finished ones, so the queue is as small in every run) with the subjects held behind them. The dispatch, which numbers events, waits
+ * deliveries (and the finished ones, so the queue is as small in every run). The dispatch, which numbers events, waits
  * meanwhile behind the lock on its position; deliveries under way finish.
  */
 export async function skipBacklog (databaseUrl: string): Promise<void> {
@@ -110,8 +110,6 @@ export async function skipBacklog (databaseUrl: string): Promise<void> {
           const { rows } = await client.query<{ queue: string | null }>('select to_regclass($1) as queue', [`${DELIVERY_QUEUE_SCHEMA}.job`])
           // pg-boss makes its tables with the first subscription.
           if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_QUEUE_SCHEMA}.job where name = any($1) and state <> 'active'`, [[BATCH_QUEUE, DELIVERY_QUEUE]])
-          // Subjects held behind deliveries just dropped would stay held.
-          await client.query('delete from webhook_retidos')
           await client.query('commit')
         } catch (error) {
           await client.query('rollback')

@@ -103,12 +103,6 @@ export interface WebhookTentativasTable {
   erro: AttemptError | null
 }
 
-export interface WebhookRetidosTable {
-  webhook_id: string
-  sujeito_id: string
-  ate_evento: number
-}
-
 export interface WebhookDespachoTable {
   unica: Generated<boolean>
   ate_evento: number
@@ -135,5 +129,4 @@ export interface Schema {
   webhooks: WebhooksTable
   webhook_tentativas: WebhookTentativasTable
   webhook_despacho: WebhookDespachoTable
-  webhook_retidos: WebhookRetidosTable
 }

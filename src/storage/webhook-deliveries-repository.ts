@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import type { AttemptError } from '../domain/webhook-attempt.js'
 import { WEBHOOK_ATTEMPT_COLUMNS, type Schema } from './schema.js'
@@ -35,18 +35,6 @@ export async function recordAttempts (db: Kysely<Schema>, webhookId: string, att
   return { enabled: rows[0]?.ativo ?? false }
 }
 
-/**
- * Holds subjects for a subscription: their deliveries now wait in the retry queue, up to `eventId`.
- * In the transaction that queues those deliveries.
- */
-export async function holdSubjects (trx: Transaction<Schema>, webhookId: string, held: ReadonlyArray<{ subjectId: string, eventId: number }>): Promise<void> {
-  if (held.length === 0) return
-  await sql`insert into webhook_retidos (webhook_id, sujeito_id, ate_evento)
-    select ${webhookId}, sujeito_id, max(ate_evento) from unnest(${held.map(h => h.subjectId)}::uuid[], ${held.map(h => h.eventId)}::bigint[]) as h(sujeito_id, ate_evento)
-    group by sujeito_id
-    on conflict (webhook_id, sujeito_id) do update set ate_evento = greatest(webhook_retidos.ate_evento, excluded.ate_evento)`.execute(trx)
-}
-
 export interface AttemptRecord {
   id: number
   eventoId: number
@@ -72,28 +60,15 @@ export interface NewAttempt {
  */
 export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retentionHours: number) {
   return {
-    /** Where and how to send, while the subscription exists and is enabled. */
-    async target (webhookId: string): Promise<{ url: string, secret: string } | undefined> {
-      const row = await db.selectFrom('webhooks').select(['url', 'segredo']).where('id', '=', webhookId).where('ativo', '=', true).executeTakeFirst()
-      return row === undefined ? undefined : { url: row.url, secret: row.segredo }
+    /** Where and how to send, and whether its last attempts failed, while the subscription exists and is enabled. */
+    async target (webhookId: string): Promise<{ url: string, secret: string, failing: boolean } | undefined> {
+      const row = await db.selectFrom('webhooks').select(['url', 'segredo', 'falhando_desde']).where('id', '=', webhookId).where('ativo', '=', true).executeTakeFirst()
+      return row === undefined ? undefined : { url: row.url, secret: row.segredo, failing: row.falhando_desde !== null }
     },
 
     /** Records attempts at deliveries to one subscription; see recordAttempts. */
     async recordAttempts (webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<{ enabled: boolean }> {
       return await recordAttempts(db, webhookId, attempts, disableAfterSeconds)
-    },
-
-    /** Of `subjectIds`, those with deliveries to the subscription waiting in the retry queue. */
-    async heldSubjects (webhookId: string, subjectIds: readonly string[]): Promise<Set<string>> {
-      if (subjectIds.length === 0) return new Set()
-      const rows = await db.selectFrom('webhook_retidos').select('sujeito_id')
-        .where('webhook_id', '=', webhookId).where('sujeito_id', '=', sql<string>`any(${[...subjectIds]}::uuid[])`).execute()
-      return new Set(rows.map(row => row.sujeito_id))
-    },
-
-    /** Ends a subject's hold when `eventId` was the newest of its deliveries queued. */
-    async release (webhookId: string, subjectId: string, eventId: number): Promise<void> {
-      await db.deleteFrom('webhook_retidos').where('webhook_id', '=', webhookId).where('sujeito_id', '=', subjectId).where('ate_evento', '<=', eventId).execute()
     },
 
     async purgeExpiredAttempts (): Promise<number> {

@@ -1,11 +1,12 @@
 // A batch: one subscription's new events, sent straight from the dispatch. A subject's events go one
 // after another, subjects side by side. What cannot go now becomes single deliveries of the retry
 // queue, in one transaction with the batch's attempts: a failed event (retried on the schedule), the
-// later events of its subject, the events of subjects already held there, and, once the receiver is
-// unreachable or the batch has run for a receiver's timeout, everything not yet sent.
+// later events of its subject, the events of subjects with deliveries still there, and, once the
+// receiver is unreachable (or was failing already) or the batch has run for a receiver's timeout,
+// everything not yet sent.
 import type { Kysely } from 'kysely'
 import type { Schema } from '../storage/schema.js'
-import { holdSubjects, recordAttempts, type NewAttempt, type WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
+import { recordAttempts, type NewAttempt, type WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
 import { sendSigned, signingTarget, type DeliverySettings } from './deliver.js'
 import type { AttemptOutcome } from './send-delivery.js'
 import type { BatchHandler, NewDelivery } from './delivery-queue.js'
@@ -44,7 +45,7 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     if (subscription === undefined) return // deleted or disabled since: nothing to send
     const target = signingTarget(subscription)
     const events = await bodies.get(job.eventIds)
-    const held = await deliveries.heldSubjects(job.webhookId, [...new Set(events.map(event => event.subjectId))])
+    const held = await queue.heldSubjects(job.webhookId, [...new Set(events.map(event => event.subjectId))])
     const attempts: NewAttempt[] = []
     const later: NewDelivery[] = []
     const queueLater = (event: EventBody, failed?: AttemptOutcome): void => {
@@ -60,7 +61,9 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     }
 
     const stopAt = Date.now() + settings.timeoutMs
-    let unreachable = false
+    // A subscription whose last attempts failed sends nothing from its batches: the retry queue probes
+    // it at its own pace, and a dead receiver holds no batch worker for a timeout on every batch.
+    let unreachable = subscription.failing
     const chains = bySubject(events).filter(chain => {
       if (!held.has(chain[0]!.subjectId)) return true
       for (const event of chain) queueLater(event)
@@ -91,9 +94,7 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
 
     await db.transaction().execute(async trx => {
       const { enabled } = attempts.length === 0 ? { enabled: true } : await recordAttempts(trx, job.webhookId, attempts, settings.disableAfterSeconds)
-      if (!enabled || later.length === 0) return
-      await holdSubjects(trx, job.webhookId, later.map(delivery => ({ subjectId: delivery.subjectId, eventId: delivery.eventId })))
-      await queue.addDeliveries(trx, later)
+      if (enabled) await queue.addDeliveries(trx, later)
     })
   }
 }

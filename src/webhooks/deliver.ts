@@ -1,6 +1,6 @@
 // One attempt at one delivery of the retry queue: signed with the subscription's current secret,
 // recorded whatever happens, and failed (so the queue retries it later) unless it succeeded or was
-// the last. Its subject's hold ends with its newest queued delivery.
+// the last.
 import type { KeyObject } from 'node:crypto'
 import type { WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
 import type { DeliveryHandler } from './delivery-queue.js'
@@ -39,15 +39,10 @@ export async function sendSigned (target: SigningTarget, messageId: string, body
 
 export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settings: DeliverySettings): DeliveryHandler {
   return async (job, attempt) => {
-    const release = async (): Promise<void> => {
-      // Jobs queued before subjects were held carry no subject.
-      if (job.subjectId !== undefined) await deliveries.release(job.webhookId, job.subjectId, job.eventId)
-    }
     const target = await deliveries.target(job.webhookId)
-    if (target === undefined) return await release() // deleted or disabled since: nothing to send
+    if (target === undefined) return // deleted or disabled since: nothing to send
     const outcome = await sendSigned(signingTarget(target), job.messageId, job.body, settings)
     const { enabled } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
     if (!outcome.ok && enabled && !attempt.last) throw new DeliveryFailedError(`attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}`)
-    await release()
   }
 }

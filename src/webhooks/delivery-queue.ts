@@ -55,7 +55,7 @@ export interface DeliveryQueueSettings {
 }
 
 /** Sends a batch, queueing what it could not send as single deliveries. */
-export type BatchHandler = (job: BatchJob, queue: Pick<DeliveryQueue, 'addDeliveries'>) => Promise<void>
+export type BatchHandler = (job: BatchJob, queue: Pick<DeliveryQueue, 'addDeliveries' | 'heldSubjects'>) => Promise<void>
 
 /** Runs one delivery attempt; throwing schedules the next one. */
 export type DeliveryHandler = (job: DeliveryJob, attempt: { number: number, last: boolean }) => Promise<void>
@@ -65,6 +65,8 @@ export interface DeliveryQueue {
   addBatches: (trx: Transaction<Schema>, batches: readonly BatchJob[]) => Promise<void>
   /** Queues single deliveries, each behind those of its subject already queued. */
   addDeliveries: (trx: Transaction<Schema>, deliveries: readonly NewDelivery[]) => Promise<void>
+  /** Of `subjectIds`, those with deliveries to the subscription queued or under way: their new events go behind them. */
+  heldSubjects: (webhookId: string, subjectIds: readonly string[]) => Promise<Set<string>>
   /** Wakes this instance's workers now rather than at their next poll. */
   wake: () => void
   stop: () => Promise<void>
@@ -78,6 +80,11 @@ export interface DeliveryQueue {
 export function deliveryJobId (eventId: number, webhookId: string): string {
   const hex = eventId.toString(16).padStart(16, '0') + webhookId.replaceAll('-', '').slice(0, 16)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** A subject's deliveries to a subscription go one at a time, in order, under this key. */
+function deliveryKey (webhookId: string, subjectId: string): string {
+  return `${webhookId}:${subjectId}`
 }
 
 async function ensureQueue (boss: PgBoss, name: string): Promise<void> {
@@ -155,16 +162,23 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       await boss.insert(DELIVERY_QUEUE, deliveries.map(({ failed, ...data }) => ({
         id: deliveryJobId(data.eventId, data.webhookId),
         data: failed === undefined ? data : { ...data, batchAttempted: true },
-        singletonKey: `${data.webhookId}:${data.subjectId}`,
+        singletonKey: deliveryKey(data.webhookId, data.subjectId),
         group: { id: data.webhookId },
         ...retry,
         ...(failed !== undefined && { retryLimit: retry.retryLimit - 1 })
       })), connection)
       // Failed as its first attempt would have: waiting for its retry, it holds back its subject's
       // later deliveries, as a job merely deferred to then would not.
-      for (const { failed, eventId, webhookId } of deliveries) {
-        if (failed !== undefined) await boss.fail(DELIVERY_QUEUE, deliveryJobId(eventId, webhookId), { message: failed }, connection)
-      }
+      const failed = deliveries.filter(delivery => delivery.failed !== undefined)
+      if (failed.length > 0) await boss.fail(DELIVERY_QUEUE, failed.map(({ eventId, webhookId }) => deliveryJobId(eventId, webhookId)), { message: 'its first attempt failed in its batch' }, connection)
+    },
+    async heldSubjects (webhookId, subjectIds) {
+      if (subjectIds.length === 0) return new Set()
+      // Read from the queue itself, which knows what is live: pg-boss finds jobs by one key at a time only.
+      const keys = subjectIds.map(subjectId => deliveryKey(webhookId, subjectId))
+      const { rows } = await sql<{ key: string }>`select distinct singleton_key as key from ${sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)}
+        where name = ${DELIVERY_QUEUE} and singleton_key = any(${keys}::text[]) and state in ('created', 'retry', 'active')`.execute(db)
+      return new Set(rows.map(row => row.key.slice(webhookId.length + 1)))
     },
     wake: () => {
       for (const worker of batchWorkers) boss.notifyWorker(worker)
