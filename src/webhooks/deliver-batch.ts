@@ -40,7 +40,7 @@ function bySubject (events: readonly EventBody[]): EventBody[][] {
 }
 
 export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesRepository, bodies: EventBodies, settings: BatchSettings): BatchHandler {
-  return async (job, queue) => {
+  return async (job, queue, lastTry) => {
     const subscription = await deliveries.target(job.webhookId)
     if (subscription === undefined) return // deleted or disabled since: nothing to send
     const target = signingTarget(subscription)
@@ -63,7 +63,7 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     const stopAt = Date.now() + settings.timeoutMs
     // A subscription whose last attempts failed sends nothing from its batches: the retry queue probes
     // it at its own pace, and a dead receiver holds no batch worker for a timeout on every batch.
-    let unreachable = subscription.failing
+    let unreachable = subscription.failing || lastTry
     const chains = bySubject(events).filter(chain => {
       if (!held.has(chain[0]!.subjectId)) return true
       for (const event of chain) queueLater(event)

@@ -54,8 +54,11 @@ export interface DeliveryQueueSettings {
   batchExpireSeconds: number
 }
 
-/** Sends a batch, queueing what it could not send as single deliveries. */
-export type BatchHandler = (job: BatchJob, queue: Pick<DeliveryQueue, 'addDeliveries' | 'heldSubjects'>) => Promise<void>
+/**
+ * Sends a batch, queueing what it could not send as single deliveries. On its last try it sends
+ * nothing and queues everything: a batch that keeps failing is given up, its events are not.
+ */
+export type BatchHandler = (job: BatchJob, queue: Pick<DeliveryQueue, 'addDeliveries' | 'heldSubjects'>, lastTry: boolean) => Promise<void>
 
 /** Runs one delivery attempt; throwing schedules the next one. */
 export type DeliveryHandler = (job: DeliveryJob, attempt: { number: number, last: boolean }) => Promise<void>
@@ -195,7 +198,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
   for (let slot = 0; slot < settings.workers; slot++) {
     batchWorkers.push(await boss.work<BatchJob, unknown, typeof batchOptions>(BATCH_QUEUE, batchOptions, async ([job]) => {
       try {
-        await handlers.batch(job!.data, queue)
+        await handlers.batch(job!.data, queue, job!.retryCount >= job!.retryLimit)
       } catch (error) {
         // The last try ends completed, as a single delivery's does: a failed batch would hold back its subscription's later ones.
         if (job!.retryCount < job!.retryLimit) throw error

@@ -1,0 +1,48 @@
+// A batch on its last try sends nothing itself: every event goes to the retry queue, which delivers
+// it, each subject's in order. A batch that keeps failing is given up, its events are not.
+import t from 'tap'
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { appendEvents } from '../../src/storage/event-log.js'
+import { createEventosRepository } from '../../src/storage/eventos-repository.js'
+import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.js'
+import { batchHandler } from '../../src/webhooks/deliver-batch.js'
+import { deliveryHandler } from '../../src/webhooks/deliver.js'
+import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
+import { EventBodies } from '../../src/webhooks/event-bodies.js'
+import { newSigningSecret } from '../../src/webhooks/signing-secret.js'
+import { migratedDatabase } from '../support/database.js'
+import { eventually } from '../support/eventually.js'
+import { startReceiver } from '../support/webhook-receiver.js'
+
+t.test('a batch on its last try queues its events as single deliveries, which arrive in order', async t => {
+  const db = await migratedDatabase(t, 'postgres')
+  if (db === undefined) return
+  const receiver = await startReceiver(t)
+  receiver.secret = newSigningSecret()
+  const { id: webhookId } = await db.insertInto('webhooks').values({ url: receiver.url, tipos: [], ativo: true, segredo: receiver.secret, desde_evento: 0 })
+    .returning('id').executeTakeFirstOrThrow()
+  const [ana, bia] = [randomUUID(), randomUUID()]
+  await db.transaction().execute(async trx => {
+    await appendEvents(trx, ['candidato.criado', 'candidato.candidatar', 'candidato.aprovar'].map(type => ({ type, actor: 'test', subject: { kind: 'candidato', id: ana }, data: null })))
+    await appendEvents(trx, [{ type: 'candidato.criado', actor: 'test', subject: { kind: 'candidato', id: bia }, data: null }])
+  })
+  const { items } = await createEventosRepository(db, 24).page({ filter: {}, limit: 10 })
+
+  const deliveries = createWebhookDeliveriesRepository(db, 24)
+  const settings = { timeoutMs: 5000, allowPrivateTargets: true, disableAfterSeconds: 3600, concurrency: 2, retryLimit: 3 }
+  const queue = await startDeliveryQueue(db, {
+    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60
+  }, { batch: async () => {}, delivery: deliveryHandler(deliveries, settings) }, () => {})
+  t.teardown(queue.stop)
+
+  await batchHandler(db, deliveries, new EventBodies(db, () => null), settings)({ webhookId, eventIds: items.map(event => event.id) }, queue, true)
+  t.equal(receiver.deliveries.length, 0, 'the batch itself sent nothing')
+  await eventually(() => {
+    queue.wake()
+    assert.equal(receiver.deliveries.length, 4)
+  }, { interval: 100 })
+  t.ok(receiver.deliveries.every(d => d.verified), 'every delivery verifies')
+  const anasEvents = items.filter(event => event.subject.id === ana).map(event => `msg_${webhookId.replaceAll('-', '')}_${event.id}`)
+  t.same(receiver.deliveries.map(d => d.id).filter(id => anasEvents.includes(id)), anasEvents, 'one subject\'s events in order')
+})
