@@ -8,8 +8,7 @@ import type { Kysely } from 'kysely'
 import type { Schema } from '../storage/schema.js'
 import { recordAttempts, type NewAttempt, type WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
 import { sendSigned, signingTarget, type DeliverySettings } from './deliver.js'
-import type { AttemptOutcome } from './send-delivery.js'
-import type { BatchHandler, NewDelivery } from './delivery-queue.js'
+import type { BatchHandler, DeliveryJob } from './delivery-queue.js'
 import type { EventBodies, EventBody } from './event-bodies.js'
 import type { AttemptError } from '../domain/webhook-attempt.js'
 
@@ -47,16 +46,16 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     const events = await bodies.get(job.eventIds)
     const held = await queue.heldSubjects(job.webhookId, [...new Set(events.map(event => event.subjectId))])
     const attempts: NewAttempt[] = []
-    const later: NewDelivery[] = []
-    const queueLater = (event: EventBody, failed?: AttemptOutcome): void => {
-      if (failed !== undefined && settings.retryLimit === 0) return
+    const later: DeliveryJob[] = []
+    const queueLater = (event: EventBody, failed = false): void => {
+      if (failed && settings.retryLimit === 0) return
       later.push({
         webhookId: job.webhookId,
         eventId: event.id,
         subjectId: event.subjectId,
         messageId: messageIdOf(job.webhookId, event.id),
         body: event.body,
-        ...(failed !== undefined && { failed: `attempt 1 failed: ${failed.error ?? 'unknown'}` })
+        ...(failed && { batchAttempted: true })
       })
     }
 
@@ -80,7 +79,7 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
         attempts.push({ eventId: event.id, messageId, number: 1, outcome })
         if (!outcome.ok) {
           if (outcome.error !== undefined && UNREACHABLE.has(outcome.error)) unreachable = true
-          queueLater(event, outcome)
+          queueLater(event, true)
           for (const rest of chain.slice(i + 1)) queueLater(rest)
           return
         }

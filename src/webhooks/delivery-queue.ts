@@ -30,13 +30,11 @@ export interface DeliveryJob {
   messageId: string
   /** The request body, fixed when the event was dispatched: every attempt sends the same bytes. */
   body: string
-  /** Its batch made its first attempt, which the job's own retry count does not include. */
+  /**
+   * Its batch made its first attempt, which failed: it is queued as that attempt's retry, and the
+   * job's own retry count does not include it.
+   */
   batchAttempted?: true
-}
-
-export interface NewDelivery extends Omit<DeliveryJob, 'batchAttempted'> {
-  /** Why its first attempt, made by its batch, failed: it is queued as that attempt's retry. */
-  failed?: string
 }
 
 export interface DeliveryQueueSettings {
@@ -67,7 +65,7 @@ export interface DeliveryQueue {
   /** Queues batches as part of the transaction that moves the dispatch position. */
   addBatches: (trx: Transaction<Schema>, batches: readonly BatchJob[]) => Promise<void>
   /** Queues single deliveries, each behind those of its subject already queued. */
-  addDeliveries: (trx: Transaction<Schema>, deliveries: readonly NewDelivery[]) => Promise<void>
+  addDeliveries: (trx: Transaction<Schema>, deliveries: readonly DeliveryJob[]) => Promise<void>
   /** Of `subjectIds`, those with deliveries to the subscription queued or under way: their new events go behind them. */
   heldSubjects: (webhookId: string, subjectIds: readonly string[]) => Promise<Set<string>>
   /** Wakes this instance's workers now rather than at their next poll. */
@@ -162,17 +160,17 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     async addDeliveries (trx, deliveries) {
       if (deliveries.length === 0) return
       const connection = { db: fromKysely(trx) }
-      await boss.insert(DELIVERY_QUEUE, deliveries.map(({ failed, ...data }) => ({
+      await boss.insert(DELIVERY_QUEUE, deliveries.map(data => ({
         id: deliveryJobId(data.eventId, data.webhookId),
-        data: failed === undefined ? data : { ...data, batchAttempted: true },
+        data,
         singletonKey: deliveryKey(data.webhookId, data.subjectId),
         group: { id: data.webhookId },
         ...retry,
-        ...(failed !== undefined && { retryLimit: retry.retryLimit - 1 })
+        ...(data.batchAttempted === true && { retryLimit: retry.retryLimit - 1 })
       })), connection)
       // Failed as its first attempt would have: waiting for its retry, it holds back its subject's
       // later deliveries, as a job merely deferred to then would not.
-      const failed = deliveries.filter(delivery => delivery.failed !== undefined)
+      const failed = deliveries.filter(delivery => delivery.batchAttempted === true)
       if (failed.length > 0) await boss.fail(DELIVERY_QUEUE, failed.map(({ eventId, webhookId }) => deliveryJobId(eventId, webhookId)), { message: 'its first attempt failed in its batch' }, connection)
     },
     async heldSubjects (webhookId, subjectIds) {
@@ -197,11 +195,12 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
   const batchWorkers: string[] = []
   for (let slot = 0; slot < settings.workers; slot++) {
     batchWorkers.push(await boss.work<BatchJob, unknown, typeof batchOptions>(BATCH_QUEUE, batchOptions, async ([job]) => {
+      const lastTry = job!.retryCount >= job!.retryLimit
       try {
-        await handlers.batch(job!.data, queue, job!.retryCount >= job!.retryLimit)
+        await handlers.batch(job!.data, queue, lastTry)
       } catch (error) {
         // The last try ends completed, as a single delivery's does: a failed batch would hold back its subscription's later ones.
-        if (job!.retryCount < job!.retryLimit) throw error
+        if (!lastTry) throw error
         onError(error as Error)
       } finally {
         boss.notifyWorker(batchWorkers[slot]!)

@@ -2,9 +2,9 @@
 // bodies of the events it just read, and a batch takes them from here, reading from the database
 // only those another instance dispatched or this one no longer keeps.
 import type { Kysely } from 'kysely'
-import { createEventosRepository, type EventRecord } from '../storage/eventos-repository.js'
+import type { EventRecord } from '../storage/eventos-repository.js'
 import type { Schema } from '../storage/schema.js'
-import type { EventRepresentation } from './event-source.js'
+import { eventsByIds, type EventRepresentation } from './event-source.js'
 
 export interface EventBody {
   id: number
@@ -46,7 +46,7 @@ export class EventBodies {
       else found.set(id, kept)
     }
     if (missing.length > 0) {
-      for (const event of await createEventosRepository(this.db, Number.MAX_SAFE_INTEGER).byIds(missing)) found.set(event.id, this.of(event))
+      for (const event of await eventsByIds(this.db, missing)) found.set(event.id, this.of(event))
     }
     return ids.map(id => found.get(id)).filter(body => body !== undefined)
   }

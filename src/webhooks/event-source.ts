@@ -1,6 +1,6 @@
 // The one place the webhooks read the event feed: a page of events after a position, in id order
-// (given after commit), and each event as the feed shows it in the payloads' version.
-import type { Transaction } from 'kysely'
+// (given after commit), events by id, and each event as the feed shows it in the payloads' version.
+import type { Kysely, Transaction } from 'kysely'
 import type { ApiVersionTable } from '../versioning/versions.js'
 import { versionedHref } from '../versioning/href.js'
 import { servedVersions } from '../versioning/profiles.js'
@@ -23,6 +23,11 @@ export async function eventsAfter (trx: Transaction<Schema>, after: number, limi
     if (error instanceof PurgedPositionError) return await eventos.page({ filter: {}, limit })
     throw error
   }
+}
+
+/** The events with these ids still kept (the purge may have removed some), in id order. */
+export async function eventsByIds (db: Kysely<Schema>, ids: readonly number[]): Promise<EventRecord[]> {
+  return await createEventosRepository(db, Number.MAX_SAFE_INTEGER).byIds(ids)
 }
 
 export type EventRepresentation = (event: EventRecord) => unknown

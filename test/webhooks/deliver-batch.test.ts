@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { appendEvents } from '../../src/storage/event-log.js'
 import { createEventosRepository } from '../../src/storage/eventos-repository.js'
 import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.js'
-import { batchHandler } from '../../src/webhooks/deliver-batch.js'
+import { batchHandler, messageIdOf } from '../../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../../src/webhooks/deliver.js'
 import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
 import { EventBodies } from '../../src/webhooks/event-bodies.js'
@@ -43,6 +43,6 @@ t.test('a batch on its last try queues its events as single deliveries, which ar
     assert.equal(receiver.deliveries.length, 4)
   }, { interval: 100 })
   t.ok(receiver.deliveries.every(d => d.verified), 'every delivery verifies')
-  const anasEvents = items.filter(event => event.subject.id === ana).map(event => `msg_${webhookId.replaceAll('-', '')}_${event.id}`)
+  const anasEvents = items.filter(event => event.subject.id === ana).map(event => messageIdOf(webhookId, event.id))
   t.same(receiver.deliveries.map(d => d.id).filter(id => anasEvents.includes(id)), anasEvents, 'one subject\'s events in order')
 })
