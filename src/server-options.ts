@@ -2,7 +2,7 @@ import type { FastifyServerOptions } from 'fastify'
 import type { ServerOptions } from 'node:http'
 import { trustProxyOption, type Config } from './config.js'
 import { clientErrorHandler } from './http/client-error.js'
-import { finiteNumberSchemaController } from './http/finite-numbers.js'
+import { schemaController } from './http/schema-compilers.js'
 import { frameworkErrors } from './http/framework-errors.js'
 import { requestId } from './http/request-id.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
@@ -71,6 +71,6 @@ export function serverOptions (config: Config, versionRows: readonly ApiVersionR
     routerOptions: { compile: true, constraints: { apiVersion: apiVersionStrategy(buildVersionTable(config, versionRows), config.API_VENDOR_NAME) } },
     ajv: { customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: false } },
     // `?limit=Infinity` passes Ajv's integer and range checks: every validator also refuses non-finite numbers.
-    schemaController: finiteNumberSchemaController()
+    schemaController: schemaController()
   }
 }

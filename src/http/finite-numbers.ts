@@ -1,6 +1,4 @@
-import { AjvCompiler } from '@fastify/ajv-compiler'
-import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
-import { requiringDecimalIntegers } from './decimal-integers.js'
+import type { FastifySchemaCompiler } from 'fastify'
 
 interface Validate {
   (data: unknown): boolean
@@ -45,18 +43,4 @@ function refusingNonFiniteNumbers (validate: Validate): Validate {
 /** The same schema compiler, its validators refusing non-finite numbers. */
 export function refusingNonFinite (compile: FastifySchemaCompiler<unknown>): FastifySchemaCompiler<unknown> {
   return route => refusingNonFiniteNumbers(compile(route) as Validate) as never
-}
-
-/**
- * Fastify's `schemaController` option: Fastify's own Ajv compiler, its validators refusing non-finite
- * numbers and integers not written in decimal digits.
- */
-export function finiteNumberSchemaController (): NonNullable<FastifyServerOptions['schemaController']> {
-  const build = AjvCompiler()
-  return {
-    compilersFactory: {
-      buildValidator: ((externalSchemas: unknown, ajvOptions: unknown) =>
-        requiringDecimalIntegers(refusingNonFinite(build(externalSchemas as never, ajvOptions as never) as FastifySchemaCompiler<unknown>))) as never
-    }
-  }
 }

@@ -1,9 +1,12 @@
-import { AjvCompiler } from '@fastify/ajv-compiler'
-import type { FastifyInstance, FastifySchemaCompiler } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { requiringDecimalIntegers } from './decimal-integers.js'
 import { refusingNonFinite } from './finite-numbers.js'
+import { sharedValidatorCompiler } from './schema-compilers.js'
 
-const shared = { allErrors: true, removeAdditional: false, useDefaults: true } as const
+const ajvOptions = { allErrors: true, removeAdditional: false, useDefaults: true } as const
+
+const strict = refusingNonFinite(sharedValidatorCompiler({ ...ajvOptions, coerceTypes: false }))
+const coercing = requiringDecimalIntegers(refusingNonFinite(sharedValidatorCompiler({ ...ajvOptions, coerceTypes: 'array' })))
 
 /**
  * Request bodies are validated without type coercion: `{"titulo": 42}` or `{"nome": ["Ana"]}` is a
@@ -11,8 +14,5 @@ const shared = { allErrors: true, removeAdditional: false, useDefaults: true } a
  * they keep the service-wide coercion, integers written in decimal digits only.
  */
 export function strictBodyValidation (fastify: FastifyInstance): void {
-  const build = AjvCompiler()
-  const strict = refusingNonFinite(build({}, { customOptions: { ...shared, coerceTypes: false } }) as FastifySchemaCompiler<unknown>)
-  const coercing = requiringDecimalIntegers(refusingNonFinite(build({}, { customOptions: { ...shared, coerceTypes: 'array' } }) as FastifySchemaCompiler<unknown>))
   fastify.setValidatorCompiler(route => route.httpPart === 'body' ? strict(route) : coercing(route))
 }
