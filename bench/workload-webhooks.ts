@@ -4,8 +4,8 @@
 // BENCH_WEBHOOK_SETTINGS says, e.g. '{"WEBHOOK_CONCURRENCY":"8"}'; loopback targets allowed),
 // each on its own copy of the seeded data: one without subscriptions, one with 10, each to a receiver
 // of bench/webhook-receivers.ts. Both take `candidatar` (one event per request):
-// - at a fixed offered rate of half what the one without subscriptions reached at full speed, in
-//   interleaved rounds: req/s with subscriptions ÷ without, target ≥ 0.9, and each delivery's arrival
+// - at a fixed offered rate of half what the one without subscriptions reached at full speed (or
+//   BENCH_WEBHOOK_OFFERED req/s), in interleaved rounds: req/s with subscriptions ÷ without, target ≥ 0.9, and each delivery's arrival
 //   at its receiver minus its event's `em`, target p99 < 2 s. `em` is when the event's transaction
 //   began, a little before its commit, so the figure errs long. An event not at every receiver
 //   BENCH_WEBHOOK_WAIT seconds after the load ended is missing, counted infinitely late;
@@ -28,6 +28,8 @@ const OPERATION = 'candidatar'
 const THROUGHPUT_TARGET = 0.9
 const P99_TARGET_MS = 2000
 const waitSeconds = positiveInteger('BENCH_WEBHOOK_WAIT', 30)
+// A fixed offered rate instead of half of what the service without subscriptions reached (0: that half).
+const offeredSetting = positiveInteger('BENCH_WEBHOOK_OFFERED', 0)
 
 export interface DeliveryFigures {
   /** Events the runs wrote, and deliveries due: one per event and subscription. */
@@ -149,7 +151,7 @@ async function measure (bench: WorkloadBench, receivers: Receivers, subscribed: 
   await interleaved([without, withThem], 'round', async side => {
     rounds[side.name].push(await run(side, settings.durationSeconds))
   })
-  const offered = Math.max(1, Math.round(medians(rounds.without).requestsPerSecond / 2))
+  const offered = offeredSetting > 0 ? offeredSetting : Math.max(1, Math.round(medians(rounds.without).requestsPerSecond / 2))
   await interleaved([without, withThem], 'half capacity', async side => {
     half[side.name].push(await run(side, settings.durationSeconds, offered, true))
   })
