@@ -1,37 +1,51 @@
-// Route schemas compiled once per process: validators and serializers are kept per schema object,
-// so a schema that many routes declare (a problem answer) or that every app of a process declares
-// (the tests build hundreds) is compiled once. Compiling them is most of what building an app costs.
+// Route schemas compiled once per process: validators and serializers are kept by the schema's JSON,
+// so a schema that many routes declare (a problem answer, an empty 204) or that every app of a
+// process declares (the tests build hundreds) is compiled once. Compiling them is most of what
+// building an app costs.
 import { AjvCompiler } from '@fastify/ajv-compiler'
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
 import { requiringDecimalIntegers } from './decimal-integers.js'
 import { refusingNonFinite } from './finite-numbers.js'
 
-// Fastify's own compilers. Ajv's pool keeps one instance per set of options, which keeps each
-// validator per schema object.
+type Compile<F> = (route: { schema: unknown }) => F
+
+/** `compile`, its results kept in `kept` by the schema's JSON: equal schemas share one function. */
+function keptByContent<F> (compile: Compile<F>, kept: Map<string, F>): Compile<F> {
+  return route => {
+    const key = JSON.stringify(route.schema)
+    let compiled = kept.get(key)
+    if (compiled === undefined) kept.set(key, compiled = compile(route))
+    return compiled
+  }
+}
+
+// Fastify's own compilers. Ajv's pool gives one compiler per set of shared schemas and options.
 const buildValidator = AjvCompiler()
 const buildSerializer = SerializerSelector()
+const validators = new WeakMap<object, Map<string, unknown>>()
+const serializers = new Map<string, Map<string, unknown>>()
+
+function sharedValidators (externalSchemas: unknown, options: unknown): FastifySchemaCompiler<unknown> {
+  const compile = buildValidator(externalSchemas as never, options as never) as FastifySchemaCompiler<unknown>
+  let kept = validators.get(compile)
+  if (kept === undefined) validators.set(compile, kept = new Map())
+  return keptByContent(compile as Compile<unknown>, kept) as FastifySchemaCompiler<unknown>
+}
 
 /** Fastify's Ajv compiler with these options, shared by every app of the process. */
 export function sharedValidatorCompiler (customOptions: Record<string, unknown>): FastifySchemaCompiler<unknown> {
-  return buildValidator({}, { customOptions }) as FastifySchemaCompiler<unknown>
+  return sharedValidators({}, { customOptions })
 }
 
-type Serializer = ReturnType<ReturnType<ReturnType<typeof SerializerSelector>>>
-const serializers = new WeakMap<object, Map<string, Serializer>>()
-
-function cachedSerializers (externalSchemas: Record<string, unknown> | undefined, options: unknown) {
-  const compile = buildSerializer(externalSchemas as never, options as never)
+function sharedSerializers (externalSchemas: Record<string, unknown> | undefined, options: unknown): Compile<unknown> {
+  const compile = buildSerializer(externalSchemas as never, options as never) as Compile<unknown>
   // A serializer that resolves shared schemas depends on them too: compiled for its app alone.
   if (Object.keys(externalSchemas ?? {}).length > 0) return compile
   const key = JSON.stringify(options ?? {})
-  return (route: Parameters<typeof compile>[0]): Serializer => {
-    let byOptions = serializers.get(route.schema as object)
-    if (byOptions === undefined) serializers.set(route.schema as object, byOptions = new Map())
-    let serialize = byOptions.get(key)
-    if (serialize === undefined) byOptions.set(key, serialize = compile(route))
-    return serialize
-  }
+  let kept = serializers.get(key)
+  if (kept === undefined) serializers.set(key, kept = new Map())
+  return keptByContent(compile, kept)
 }
 
 /**
@@ -43,8 +57,8 @@ export function schemaController (): NonNullable<FastifyServerOptions['schemaCon
   return {
     compilersFactory: {
       buildValidator: ((externalSchemas: unknown, ajvOptions: unknown) =>
-        requiringDecimalIntegers(refusingNonFinite(buildValidator(externalSchemas as never, ajvOptions as never) as FastifySchemaCompiler<unknown>))) as never,
-      buildSerializer: cachedSerializers as never
+        requiringDecimalIntegers(refusingNonFinite(sharedValidators(externalSchemas, ajvOptions)))) as never,
+      buildSerializer: sharedSerializers as never
     }
   }
 }

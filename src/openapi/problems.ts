@@ -48,22 +48,17 @@ function describe (entries: CatalogueEntry[]): string {
   return entries.map(entry => `- \`${entry.code}\`: ${entry.when}`).join('\n')
 }
 
-// One schema object per set of codes, however many routes and apps declare it: the compiled
-// serializers and validators are kept per schema object (src/http/finite-numbers.ts).
-const narrowedSchemas = new Map<string, ReturnType<typeof narrowed>>()
-
-function narrowed (codes: string[]) {
-  return { ...ProblemSchema, properties: { ...ProblemSchema.properties, code: Type.String({ enum: codes }) } }
-}
-
 /** An error answer that can carry these codes (each must be in the error catalogue). */
 export function problemResponse (...codes: string[]) {
   const entries = [...new Set(codes)].map(catalogueEntry)
-  const unique = entries.map(entry => entry.code)
-  const key = unique.join(' ')
-  let schema = narrowedSchemas.get(key)
-  if (schema === undefined) narrowedSchemas.set(key, schema = narrowed(unique))
-  return { description: describe(entries), content: { [PROBLEM_MEDIA_TYPE]: { schema } } }
+  return {
+    description: describe(entries),
+    content: {
+      [PROBLEM_MEDIA_TYPE]: {
+        schema: { ...ProblemSchema, properties: { ...ProblemSchema.properties, code: Type.String({ enum: entries.map(entry => entry.code) }) } }
+      }
+    }
+  }
 }
 
 const EXAMPLE_ID = '0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69'
