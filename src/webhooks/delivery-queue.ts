@@ -185,8 +185,31 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       for (const worker of batchWorkers) boss.notifyWorker(worker)
       boss.notifyWorker(deliveryWorker)
     },
-    stop: async () => { await boss.stop({ close: false, graceful: true, timeout: settings.batchExpireSeconds * 1000 }) }
+    stop: async () => {
+      clearInterval(revival)
+      await reviving
+      await boss.stop({ close: false, graceful: true, timeout: settings.batchExpireSeconds * 1000 })
+    }
   }
+
+  // A job of these queues ends failed only when the instance of its last attempt stopped (the queue
+  // took the attempt for lost): every other last attempt ends completed. Left failed, it would hold
+  // back its key's later jobs until pg-boss deletes it, days later. It is attempted once more.
+  async function reviveLost (): Promise<void> {
+    for (const name of [BATCH_QUEUE, DELIVERY_QUEUE]) {
+      for (const key of await boss.getBlockedKeys(name)) {
+        const lost = (await boss.findJobs(name, { key })).filter(job => job.state === 'failed').map(job => job.id)
+        if (lost.length === 0) continue
+        await boss.retry(name, lost)
+        onError(new Error(`${name} ${lost.join(', ')}: its last attempt was lost with its instance; attempted once more`))
+      }
+    }
+  }
+  let reviving: Promise<void> | undefined
+  const revival = setInterval(() => {
+    reviving ??= reviveLost().catch(onError).finally(() => { reviving = undefined })
+  }, superviseSeconds * 1000)
+  revival.unref()
 
   // One pg-boss worker per slot rather than one with `localConcurrency`: pg-boss wakes only the first
   // worker of a `work` call, and a batch worker must be woken both when a dispatch queues batches and
