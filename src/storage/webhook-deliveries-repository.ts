@@ -54,16 +54,27 @@ export interface NewAttempt {
   outcome: { ok: boolean, durationMs: number, statusCode?: number, error?: AttemptError }
 }
 
+export interface DeliveryTarget {
+  url: string
+  secret: string
+  failing: boolean
+  /** Events up to this one are not delivered: they came before its creation, or while it was off. */
+  afterEvent: number
+}
+
 /**
  * What the delivery side reads and writes: a subscription's target and secret, and each attempt.
  * Attempts are kept as long as the events they delivered (`retentionHours`).
  */
 export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retentionHours: number) {
   return {
-    /** Where and how to send, and whether its last attempts failed, while the subscription exists and is enabled. */
-    async target (webhookId: string): Promise<{ url: string, secret: string, failing: boolean } | undefined> {
-      const row = await db.selectFrom('webhooks').select(['url', 'segredo', 'falhando_desde']).where('id', '=', webhookId).where('ativo', '=', true).executeTakeFirst()
-      return row === undefined ? undefined : { url: row.url, secret: row.segredo, failing: row.falhando_desde !== null }
+    /**
+     * Where and how to send, whether its last attempts failed, and the event its deliveries start
+     * after, while the subscription exists and is enabled.
+     */
+    async target (webhookId: string): Promise<DeliveryTarget | undefined> {
+      const row = await db.selectFrom('webhooks').select(['url', 'segredo', 'falhando_desde', 'desde_evento']).where('id', '=', webhookId).where('ativo', '=', true).executeTakeFirst()
+      return row === undefined ? undefined : { url: row.url, secret: row.segredo, failing: row.falhando_desde !== null, afterEvent: Number(row.desde_evento) }
     },
 
     /** Records attempts at deliveries to one subscription; see recordAttempts. */

@@ -64,15 +64,23 @@ export function createWebhooksRepository (db: Kysely<Schema>) {
       return row === undefined ? undefined : toRecord(row)
     },
 
-    /** Turning it on again forgets its failures: the period before disabling starts over. */
+    /**
+     * Turning it on again forgets its failures (the period before disabling starts over), and a
+     * disabled one gets the events not dispatched yet: deliveries of earlier ones still queued are
+     * dropped, as they were while it was off.
+     */
     async update (id: string, changes: Partial<WebhookFields>): Promise<WebhookRecord | undefined> {
-      const enabling = changes.ativo === true ? { falhando_desde: null, desativado_em: null } : {}
-      const row = await db.updateTable('webhooks')
-        .set({ ...changes, ...enabling, atualizado_em: sql`now()` })
-        .where('id', '=', id)
-        .returning(WEBHOOK_COLUMNS)
-        .executeTakeFirst()
-      return row === undefined ? undefined : toRecord(row)
+      return await db.transaction().execute(async trx => {
+        const enabling = changes.ativo === true
+          ? { falhando_desde: null, desativado_em: null, desde_evento: sql<number>`case when ativo then desde_evento else ${(await lockDispatchPosition(trx)).after} end` }
+          : {}
+        const row = await trx.updateTable('webhooks')
+          .set({ ...changes, ...enabling, atualizado_em: sql`now()` })
+          .where('id', '=', id)
+          .returning(WEBHOOK_COLUMNS)
+          .executeTakeFirst()
+        return row === undefined ? undefined : toRecord(row)
+      })
     },
 
     async remove (id: string): Promise<boolean> {

@@ -43,7 +43,8 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     const subscription = await deliveries.target(job.webhookId)
     if (subscription === undefined) return // deleted or disabled since: nothing to send
     const target = signingTarget(subscription)
-    const events = await bodies.get(job.eventIds)
+    // Those before it was last turned on again were dropped while it was off.
+    const events = await bodies.get(job.eventIds.filter(id => id > subscription.afterEvent))
     const held = await queue.heldSubjects(job.webhookId, [...new Set(events.map(event => event.subjectId))])
     const attempts: NewAttempt[] = []
     const later: DeliveryJob[] = []

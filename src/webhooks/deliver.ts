@@ -40,7 +40,8 @@ export async function sendSigned (target: SigningTarget, messageId: string, body
 export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settings: DeliverySettings): DeliveryHandler {
   return async (job, attempt) => {
     const target = await deliveries.target(job.webhookId)
-    if (target === undefined) return // deleted or disabled since: nothing to send
+    // Deleted or disabled since, or turned on again after it: nothing to send.
+    if (target === undefined || job.eventId <= target.afterEvent) return
     const outcome = await sendSigned(signingTarget(target), job.messageId, job.body, settings)
     const { enabled } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
     if (!outcome.ok && enabled && !attempt.last) throw new DeliveryFailedError(`attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}`)

@@ -5,6 +5,7 @@
 import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
+import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
 import { bearer, build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
@@ -152,6 +153,34 @@ t.test('a subscription failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled', a
   t.ok(items.length >= 2 && items.every(a => a.resultado === 'falha'), `after failed attempts only (${items.length})`)
   const enabled = await api.send<{ ativo: boolean, desativadoEm: string | null }>('PATCH', `/api/v2/webhooks/${id}`, { ativo: true })
   t.match(enabled, { ativo: true, desativadoEm: null }, 'turning it on again forgets the failures')
+})
+
+t.test('turned off and on again, a subscription gets the events from then on: retries queued before are dropped', async t => {
+  const app = await build(t, { env: { ...FAST, WEBHOOK_RETRY_DELAY_SECONDS: '3' } })
+  await app.health.lifecycle.reached('serving')
+  const api = await client(app)
+  const receiver = await startReceiver(t)
+  receiver.answer = () => ({ status: 503 })
+  const id = await subscribe(api, receiver)
+  await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
+  // Its first attempt failed: its retry waits in the queue, seconds away.
+  await eventually(async () => {
+    const { items } = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
+    assert.equal(items.length, 1)
+  })
+  await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: false })
+  receiver.answer = () => ({ status: 204 })
+  const failed = receiver.deliveries.length
+  await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: true })
+  await api.send('POST', '/api/v2/vagas', { titulo: 'Frontend' })
+
+  // Until the queue holds nothing: the retry has run by then.
+  await eventually(async () => {
+    const { rows } = await sql<{ live: string }>`select count(*) as live from webhook_jobs.job where state in ('created', 'retry', 'active')`.execute(app.storage.db)
+    assert.equal(Number(rows[0]!.live), 0)
+  }, { timeout: 30_000 })
+  const titles = receiver.deliveries.slice(failed).map(d => (d.payload.data.dados as { titulo: string }).titulo)
+  t.same(titles, ['Frontend'], 'only the event from after it was turned on again')
 })
 
 t.test('a receiver that holds every delivery slows no other receiver, not even on the same subject', async t => {
