@@ -10,18 +10,14 @@ import { batchHandler, messageIdOf } from '../../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../../src/webhooks/deliver.js'
 import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
 import { EventBodies } from '../../src/webhooks/event-bodies.js'
-import { newSigningSecret } from '../../src/webhooks/signing-secret.js'
 import { migratedDatabase } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
-import { startReceiver } from '../support/webhook-receiver.js'
+import { subscribedReceiver } from '../support/subscribed-receiver.js'
 
 t.test('a batch on its last try queues its events as single deliveries, which arrive in order', async t => {
   const db = await migratedDatabase(t, 'postgres')
   if (db === undefined) return
-  const receiver = await startReceiver(t)
-  receiver.secret = newSigningSecret()
-  const { id: webhookId } = await db.insertInto('webhooks').values({ url: receiver.url, tipos: [], ativo: true, segredo: receiver.secret, desde_evento: 0 })
-    .returning('id').executeTakeFirstOrThrow()
+  const { receiver, webhookId } = await subscribedReceiver(t, db)
   const [ana, bia] = [randomUUID(), randomUUID()]
   await db.transaction().execute(async trx => {
     await appendEvents(trx, ['candidato.criado', 'candidato.candidatar', 'candidato.aprovar'].map(type => ({ type, actor: 'test', subject: { kind: 'candidato', id: ana }, data: null })))

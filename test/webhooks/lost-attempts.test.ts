@@ -8,18 +8,14 @@ import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-del
 import { messageIdOf } from '../../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../../src/webhooks/deliver.js'
 import { startDeliveryQueue, type DeliveryHandler, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
-import { newSigningSecret } from '../../src/webhooks/signing-secret.js'
 import { migratedDatabase } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
-import { startReceiver } from '../support/webhook-receiver.js'
+import { subscribedReceiver } from '../support/subscribed-receiver.js'
 
 t.test('a delivery whose last attempt was lost with its instance is attempted once more, and its subject\'s later ones follow', async t => {
   const db = await migratedDatabase(t, 'postgres')
   if (db === undefined) return
-  const receiver = await startReceiver(t)
-  receiver.secret = newSigningSecret()
-  const { id: webhookId } = await db.insertInto('webhooks').values({ url: receiver.url, tipos: [], ativo: true, segredo: receiver.secret, desde_evento: 0 })
-    .returning('id').executeTakeFirstOrThrow()
+  const { receiver, webhookId } = await subscribedReceiver(t, db)
   const subjectId = randomUUID()
   const deliveryOf = (eventId: number): DeliveryJob => ({
     webhookId, eventId, subjectId, messageId: messageIdOf(webhookId, eventId), body: JSON.stringify({ type: 'candidato.criado', data: { id: eventId } })

@@ -1,0 +1,13 @@
+import type { Kysely } from 'kysely'
+import type { Schema } from '../../src/storage/schema.js'
+import { newSigningSecret } from '../../src/webhooks/signing-secret.js'
+import { startReceiver, type Receiver } from './webhook-receiver.js'
+
+/** A receiver, and an enabled subscription of every event to it, written straight into the database. */
+export async function subscribedReceiver (t: { teardown: (fn: () => unknown) => void }, db: Kysely<Schema>): Promise<{ receiver: Receiver, webhookId: string }> {
+  const receiver = await startReceiver(t)
+  receiver.secret = newSigningSecret()
+  const { id: webhookId } = await db.insertInto('webhooks').values({ url: receiver.url, tipos: [], ativo: true, segredo: receiver.secret, desde_evento: 0 })
+    .returning('id').executeTakeFirstOrThrow()
+  return { receiver, webhookId }
+}
