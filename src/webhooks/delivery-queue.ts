@@ -14,7 +14,8 @@ const DELIVERIES_PER_FETCH = 10
 export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
 // How many times in an attempt's limit the queue looks for attempts past it (their instance is gone).
 const LOOKS_PER_LIMIT = 4
-// A batch that fails (its attempts could not be recorded) is sent again until it is recorded.
+// A batch that fails (its attempts could not be recorded) is sent again until it is recorded; past
+// this many tries it only queues its events (see unblockKeys).
 const BATCH_RETRY_LIMIT = 100
 
 export interface BatchJob {
@@ -186,30 +187,37 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       boss.notifyWorker(deliveryWorker)
     },
     stop: async () => {
-      clearInterval(revival)
-      await reviving
+      clearInterval(supervision)
+      await unblocking
       await boss.stop({ close: false, graceful: true, timeout: settings.batchExpireSeconds * 1000 })
     }
   }
 
-  // A job of these queues ends failed only when the instance of its last attempt stopped (the queue
-  // took the attempt for lost): every other last attempt ends completed. Left failed, it would hold
-  // back its key's later jobs until pg-boss deletes it, days later. It is attempted once more.
-  async function reviveLost (): Promise<void> {
-    for (const name of [BATCH_QUEUE, DELIVERY_QUEUE]) {
-      for (const key of await boss.getBlockedKeys(name)) {
-        const lost = (await boss.findJobs(name, { key })).filter(job => job.state === 'failed').map(job => job.id)
-        if (lost.length === 0) continue
-        await boss.retry(name, lost)
-        onError(new Error(`${name} ${lost.join(', ')}: its last attempt was lost with its instance; attempted once more`))
-      }
+  // A job of these queues ends failed only when its last attempt did not end in time (its instance
+  // stopped, or the queue took the attempt for lost) or, for a batch, when its last try could not
+  // queue its events. Left failed, it would hold back its key's later jobs until pg-boss deletes it,
+  // days later. A batch is run again: a batch past its last try only queues its events. A delivery
+  // has had its spare attempt for a lost one: it is given up.
+  async function unblockKeys (): Promise<void> {
+    const { rows } = await sql<{ id: string, name: string }>`select id, name from ${sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)}
+      where name in (${BATCH_QUEUE}, ${DELIVERY_QUEUE}) and state = 'failed' and policy = 'key_strict_fifo' limit 1000`.execute(db)
+    const ids = (name: string): string[] => rows.filter(row => row.name === name).map(row => row.id)
+    const batches = ids(BATCH_QUEUE)
+    const deliveries = ids(DELIVERY_QUEUE)
+    if (batches.length > 0) {
+      const { affected = 0 } = await boss.retry(BATCH_QUEUE, batches) as { affected?: number }
+      if (affected > 0) onError(new Error(`${affected} batch(es) ended failed; run again to queue their events: ${batches.join(', ')}`))
+    }
+    if (deliveries.length > 0) {
+      const { affected = 0 } = await boss.deleteJob(DELIVERY_QUEUE, deliveries) as { affected?: number }
+      if (affected > 0) onError(new Error(`${affected} delivery(ies) lost their last attempt; given up: ${deliveries.join(', ')}`))
     }
   }
-  let reviving: Promise<void> | undefined
-  const revival = setInterval(() => {
-    reviving ??= reviveLost().catch(onError).finally(() => { reviving = undefined })
+  let unblocking: Promise<void> | undefined
+  const supervision = setInterval(() => {
+    unblocking ??= unblockKeys().catch(onError).finally(() => { unblocking = undefined })
   }, superviseSeconds * 1000)
-  revival.unref()
+  supervision.unref()
 
   // One pg-boss worker per slot rather than one with `localConcurrency`: pg-boss wakes only the first
   // worker of a `work` call, and a batch worker must be woken both when a dispatch queues batches and
@@ -218,13 +226,10 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
   const batchWorkers: string[] = []
   for (let slot = 0; slot < settings.workers; slot++) {
     batchWorkers.push(await boss.work<BatchJob, unknown, typeof batchOptions>(BATCH_QUEUE, batchOptions, async ([job]) => {
-      const lastTry = job!.retryCount >= job!.retryLimit
+      // Past its last try too, when it ended failed and was run again (unblockKeys).
+      const lastTry = job!.retryCount >= BATCH_RETRY_LIMIT
       try {
         await handlers.batch(job!.data, queue, lastTry)
-      } catch (error) {
-        // The last try ends completed, as a single delivery's does: a failed batch would hold back its subscription's later ones.
-        if (!lastTry) throw error
-        onError(error as Error)
       } finally {
         boss.notifyWorker(batchWorkers[slot]!)
       }

@@ -1,18 +1,24 @@
 // A delivery whose last attempt is lost with its instance (the queue takes the attempt for lost and
-// ends the job failed) would hold back its subject's later deliveries until the queue deletes it, days
-// later. The queue attempts it once more, and the subject's later deliveries follow it, in order.
+// ends the job failed) would hold back its subject's later deliveries until pg-boss deletes it, days
+// later. It has had its spare attempt for a lost one: it is given up, and the subject's later
+// deliveries go on. A batch that ended failed is run again, past its last try: it queues its events
+// as single deliveries, so none is lost.
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
+import { appendEvents } from '../../src/storage/event-log.js'
+import { createEventosRepository } from '../../src/storage/eventos-repository.js'
 import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.js'
-import { messageIdOf } from '../../src/webhooks/deliver-batch.js'
+import { batchHandler, messageIdOf } from '../../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../../src/webhooks/deliver.js'
-import { startDeliveryQueue, type DeliveryHandler, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
+import { EventBodies } from '../../src/webhooks/event-bodies.js'
+import { BATCH_QUEUE, startDeliveryQueue, type DeliveryHandler, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
 import { migratedDatabase } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
 import { subscribedReceiver } from '../support/subscribed-receiver.js'
 
-t.test('a delivery whose last attempt was lost with its instance is attempted once more, and its subject\'s later ones follow', async t => {
+t.test('a delivery whose attempts were all lost with their instance is given up, and its subject\'s later ones go on', async t => {
   const db = await migratedDatabase(t, 'postgres')
   if (db === undefined) return
   const { receiver, webhookId } = await subscribedReceiver(t, db)
@@ -46,9 +52,38 @@ t.test('a delivery whose last attempt was lost with its instance is attempted on
 
   await eventually(() => {
     queue.wake()
-    assert.equal(receiver.deliveries.length, 2)
+    assert.equal(receiver.deliveries.length, 1)
   }, { timeout: 60_000, interval: 200 })
   t.equal(lostAttempts, 2, 'both of its attempts were lost')
-  t.same(receiver.deliveries.map(d => d.id), [first.messageId, second.messageId], 'the lost delivery arrived, then its subject\'s next')
-  t.ok(receiver.deliveries.every(d => d.verified), 'both verify')
+  // The next one is queued behind the lost one: it could go only once that one was given up.
+  t.same(receiver.deliveries.map(d => d.id), [second.messageId], 'its subject\'s next delivery arrived')
+  t.ok(receiver.deliveries[0]!.verified, 'and verifies')
+})
+
+t.test('a batch that ended failed is run again, and its events arrive', async t => {
+  const db = await migratedDatabase(t, 'postgres')
+  if (db === undefined) return
+  const { receiver, webhookId } = await subscribedReceiver(t, db)
+  const subjectId = randomUUID()
+  await db.transaction().execute(async trx => {
+    await appendEvents(trx, ['candidato.criado', 'candidato.candidatar'].map(type => ({ type, actor: 'test', subject: { kind: 'candidato', id: subjectId }, data: null })))
+  })
+  const { items } = await createEventosRepository(db, 24).page({ filter: {}, limit: 10 })
+  const settings = { timeoutMs: 5000, allowPrivateTargets: true, disableAfterSeconds: 3600, concurrency: 2, retryLimit: 3 }
+  const deliveries = createWebhookDeliveriesRepository(db, 24)
+  const queue = await startDeliveryQueue(db, {
+    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60
+  }, { batch: batchHandler(db, deliveries, new EventBodies(db, () => null), settings), delivery: deliveryHandler(deliveries, settings) }, () => {})
+  t.teardown(queue.stop)
+
+  // Queued as pg-boss leaves a batch whose last try failed: no worker ever sees it otherwise.
+  await db.transaction().execute(async trx => {
+    await queue.addBatches(trx, [{ webhookId, eventIds: items.map(event => event.id) }])
+    await sql`update webhook_jobs.job set state = 'failed', retry_count = retry_limit where name = ${BATCH_QUEUE}`.execute(trx)
+  })
+  await eventually(() => {
+    queue.wake()
+    assert.equal(receiver.deliveries.length, 2)
+  }, { timeout: 60_000, interval: 200 })
+  t.same(receiver.deliveries.map(d => d.id), items.map(event => messageIdOf(webhookId, event.id)), 'both events, in order')
 })
