@@ -213,11 +213,6 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       if (affected > 0) onError(new Error(`${affected} delivery(ies) lost their last attempt; given up: ${deliveries.join(', ')}`))
     }
   }
-  let unblocking: Promise<void> | undefined
-  const supervision = setInterval(() => {
-    unblocking ??= unblockKeys().catch(onError).finally(() => { unblocking = undefined })
-  }, superviseSeconds * 1000)
-  supervision.unref()
 
   // One pg-boss worker per slot rather than one with `localConcurrency`: pg-boss wakes only the first
   // worker of a `work` call, and a batch worker must be woken both when a dispatch queues batches and
@@ -274,6 +269,12 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     }
     return { id: job.id, status: 'completed' }
   }
+
+  let unblocking: Promise<void> | undefined
+  const supervision = setInterval(() => {
+    unblocking ??= unblockKeys().catch(onError).finally(() => { unblocking = undefined })
+  }, superviseSeconds * 1000)
+  supervision.unref()
 
   return queue
 }
