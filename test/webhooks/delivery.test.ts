@@ -39,6 +39,11 @@ async function subscribe (api: Client, receiver: Receiver, tipos?: string[]): Pr
 
 interface Attempt { numero: number, resultado: string, codigo: number | null, erro: string | null, mensagemId: string, duracaoMs: number, em: string }
 
+/** A subscription's attempts, newest first. */
+async function attemptsOf (api: Client, id: string): Promise<Attempt[]> {
+  return (await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)).items
+}
+
 async function deliveries (t: Test, env: Record<string, string>): Promise<void> {
   const app = await build(t, { env: { ...FAST, ...env } })
   await app.health.lifecycle.reached('serving')
@@ -74,12 +79,12 @@ async function deliveries (t: Test, env: Record<string, string>): Promise<void> 
   t.same(vagasOnly.deliveries.map(d => d.payload.type), ['vaga.criada'], 'a subscription to one type gets that type only')
 
   const attempts = await eventually(async () => {
-    const page = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${all}/tentativas`)
-    assert.equal(page.items.length, 5)
-    return page
+    const items = await attemptsOf(api, all)
+    assert.equal(items.length, 5)
+    return items
   })
   t.pass('each attempt is listed')
-  t.ok(attempts.items.every(a => a.resultado === 'sucesso' && a.codigo === 204 && a.numero === 1 && a.duracaoMs >= 0), 'with its outcome, code and latency')
+  t.ok(attempts.every(a => a.resultado === 'sucesso' && a.codigo === 204 && a.numero === 1 && a.duracaoMs >= 0), 'with its outcome, code and latency')
 
   t.test('after a rotation, deliveries verify with the new secret only', async t => {
     const old = everything.secret
@@ -102,9 +107,9 @@ async function deliveries (t: Test, env: Record<string, string>): Promise<void> 
     t.ok(flaky.deliveries.every(d => d.verified), 'both attempts signed')
     t.equal(flaky.deliveries[0]!.id, flaky.deliveries[1]!.id, 'with the same webhook-id')
     // An attempt is recorded once its answer is in: after the receiver saw it.
-    const { items } = await eventually(async () => {
-      const page = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
-      assert.equal(page.items.length, 2)
+    const items = await eventually(async () => {
+      const page = await attemptsOf(api, id)
+      assert.equal(page.length, 2)
       return page
     })
     t.match(items, [{ numero: 2, resultado: 'sucesso', codigo: 200 }, { numero: 1, resultado: 'falha', codigo: 500, erro: 'status' }], 'newest first')
@@ -116,9 +121,9 @@ async function deliveries (t: Test, env: Record<string, string>): Promise<void> 
     const id = await subscribe(api, moved, ['vaga.criada'])
     const before = everything.deliveries.length
     await api.send('POST', '/api/v2/vagas', { titulo: 'Infra' })
-    const { items } = await eventually(async () => {
-      const page = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
-      assert.ok(page.items.length > 0)
+    const items = await eventually(async () => {
+      const page = await attemptsOf(api, id)
+      assert.ok(page.length > 0)
       return page
     })
     t.match(items.at(-1), { numero: 1, resultado: 'falha', codigo: 302, erro: 'redirect' })
@@ -149,7 +154,7 @@ t.test('a subscription failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled', a
     return webhook
   })
   t.match(disabled.desativadoEm, /^\d{4}-/, 'it says when')
-  const { items } = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
+  const items = await attemptsOf(api, id)
   t.ok(items.length >= 2 && items.every(a => a.resultado === 'falha'), `after failed attempts only (${items.length})`)
   const enabled = await api.send<{ ativo: boolean, desativadoEm: string | null }>('PATCH', `/api/v2/webhooks/${id}`, { ativo: true })
   t.match(enabled, { ativo: true, desativadoEm: null }, 'turning it on again forgets the failures')
@@ -164,10 +169,7 @@ t.test('turned off and on again, a subscription gets the events from then on: re
   const id = await subscribe(api, receiver)
   await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
   // Its first attempt failed: its retry waits in the queue, seconds away.
-  await eventually(async () => {
-    const { items } = await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)
-    assert.equal(items.length, 1)
-  })
+  await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) })
   await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: false })
   receiver.answer = () => ({ status: 204 })
   const failed = receiver.deliveries.length
