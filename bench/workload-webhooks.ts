@@ -5,8 +5,8 @@
 // each on its own copy of the seeded data: one without subscriptions, one with 10, each to a receiver
 // of bench/webhook-receivers.ts. Both take `candidatar` (one event per request):
 // - at a fixed offered rate of half what the one without subscriptions reached at full speed (or
-//   BENCH_WEBHOOK_OFFERED req/s), in interleaved rounds: req/s with subscriptions ÷ without, target ≥ 0.9, and each delivery's arrival
-//   at its receiver minus its event's `em`, target p99 < 2 s. `em` is when the event's transaction
+//   BENCH_WEBHOOK_OFFERED req/s), in interleaved rounds: req/s with subscriptions ÷ without, target
+//   ≥ 0.9, and each delivery's arrival at its receiver minus its event's `em`, target p99 < 2 s. `em` is when the event's transaction
 //   began, a little before its commit, so the figure errs long. An event not at every receiver
 //   BENCH_WEBHOOK_WAIT seconds after the load ended is missing, counted infinitely late;
 // - at full speed, in interleaved rounds, for the record: req/s with subscriptions ÷ without (the
@@ -28,7 +28,7 @@ const OPERATION = 'candidatar'
 const THROUGHPUT_TARGET = 0.9
 const P99_TARGET_MS = 2000
 const waitSeconds = positiveInteger('BENCH_WEBHOOK_WAIT', 30)
-// A fixed offered rate instead of half of what the service without subscriptions reached (0: that half).
+// A fixed offered rate instead of half of what the service without subscriptions reached (unset: that half).
 const offeredSetting = positiveInteger('BENCH_WEBHOOK_OFFERED', 0)
 
 export interface DeliveryFigures {
