@@ -188,7 +188,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     },
     stop: async () => {
       clearInterval(supervision)
-      await unblocking
+      await supervising
       await boss.stop({ close: false, graceful: true, timeout: settings.batchExpireSeconds * 1000 })
     }
   }
@@ -212,6 +212,16 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       const { affected = 0 } = await boss.deleteJob(DELIVERY_QUEUE, deliveries) as { affected?: number }
       if (affected > 0) onError(new Error(`${affected} delivery(ies) lost their last attempt; given up: ${deliveries.join(', ')}`))
     }
+  }
+
+  // A retry waiting out its backoff holds back its subject's later deliveries. One of an event its
+  // subscription no longer takes (turned off since, and on again: see webhooks-repository.ts) would
+  // only be dropped when it runs, perhaps hours away: it is deleted now, and the subject goes on.
+  async function dropUnwantedRetries (): Promise<void> {
+    const { rows } = await sql<{ id: string }>`select j.id from ${sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)} j
+      join webhooks w on w.id::text = j.data->>'webhookId'
+      where j.name = ${DELIVERY_QUEUE} and j.state = 'retry' and (j.data->>'eventId')::bigint <= w.desde_evento limit 1000`.execute(db)
+    if (rows.length > 0) await boss.deleteJob(DELIVERY_QUEUE, rows.map(row => row.id))
   }
 
   // One pg-boss worker per slot rather than one with `localConcurrency`: pg-boss wakes only the first
@@ -270,9 +280,9 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     return { id: job.id, status: 'completed' }
   }
 
-  let unblocking: Promise<void> | undefined
+  let supervising: Promise<void> | undefined
   const supervision = setInterval(() => {
-    unblocking ??= unblockKeys().catch(onError).finally(() => { unblocking = undefined })
+    supervising ??= unblockKeys().then(dropUnwantedRetries).catch(onError).finally(() => { supervising = undefined })
   }, superviseSeconds * 1000)
   supervision.unref()
 

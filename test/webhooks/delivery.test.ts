@@ -185,6 +185,30 @@ t.test('turned off and on again, a subscription gets the events from then on: re
   t.same(titles, ['Frontend'], 'only the event from after it was turned on again')
 })
 
+t.test('turned on again, a subscription delivers a subject\'s new event without waiting out a dropped retry', async t => {
+  // The dropped retry is an hour away: a new event kept behind it fails the bound below.
+  const app = await build(t, { env: { ...FAST, WEBHOOK_RETRY_DELAY_SECONDS: '3600' } })
+  await app.health.lifecycle.reached('serving')
+  const api = await client(app)
+  const receiver = await startReceiver(t)
+  receiver.answer = () => ({ status: 503 })
+  const id = await subscribe(api, receiver)
+  const vaga = await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
+  await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) })
+  await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: false })
+  receiver.answer = () => ({ status: 204 })
+  const failed = receiver.deliveries.length
+  await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: true })
+  await api.send('PATCH', `/api/v2/vagas/${vaga.id}`, { titulo: 'Backend sênior' })
+
+  const titles = await eventually(() => {
+    const titles = receiver.deliveries.slice(failed).map(d => (d.payload.data.dados as { titulo: string }).titulo)
+    assert.ok(titles.length > 0)
+    return titles
+  })
+  t.same(titles, ['Backend sênior'], 'the vaga\'s new event, and not the one dropped while it was off')
+})
+
 t.test('a receiver that holds every delivery slows no other receiver, not even on the same subject', async t => {
   // The held deliveries wait far longer than the bound below: a healthy receiver kept behind them fails it.
   const app = await build(t, { env: { ...FAST, WEBHOOK_TIMEOUT_MS: '60000' } })
