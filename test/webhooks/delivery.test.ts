@@ -44,6 +44,17 @@ async function attemptsOf (api: Client, id: string): Promise<Attempt[]> {
   return (await api.send<{ items: Attempt[] }>('GET', `/api/v2/webhooks/${id}/tentativas`)).items
 }
 
+/** An app with one subscription, whose receiver fails every delivery (503) until told otherwise. */
+async function failingSubscription (t: Test, env: Record<string, string>) {
+  const app = await build(t, { env: { ...FAST, ...env } })
+  await app.health.lifecycle.reached('serving')
+  const api = await client(app)
+  const receiver = await startReceiver(t)
+  receiver.answer = () => ({ status: 503 })
+  const id = await subscribe(api, receiver)
+  return { app, api, receiver, id }
+}
+
 async function deliveries (t: Test, env: Record<string, string>): Promise<void> {
   const app = await build(t, { env: { ...FAST, ...env } })
   await app.health.lifecycle.reached('serving')
@@ -141,12 +152,7 @@ t.test('deliveries on PostgreSQL', async t => {
 })
 
 t.test('a subscription failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled', async t => {
-  const app = await build(t, { env: { ...FAST, WEBHOOK_DISABLE_AFTER_SECONDS: '1' } })
-  await app.health.lifecycle.reached('serving')
-  const api = await client(app)
-  const dead = await startReceiver(t)
-  dead.answer = () => ({ status: 503 })
-  const id = await subscribe(api, dead)
+  const { api, id } = await failingSubscription(t, { WEBHOOK_DISABLE_AFTER_SECONDS: '1' })
   await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
   const disabled = await eventually(async () => {
     const webhook = await api.send<{ ativo: boolean, desativadoEm: string | null }>('GET', `/api/v2/webhooks/${id}`)
@@ -161,12 +167,7 @@ t.test('a subscription failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled', a
 })
 
 t.test('turned off and on again, a subscription gets the events from then on: retries queued before are dropped', async t => {
-  const app = await build(t, { env: { ...FAST, WEBHOOK_RETRY_DELAY_SECONDS: '3' } })
-  await app.health.lifecycle.reached('serving')
-  const api = await client(app)
-  const receiver = await startReceiver(t)
-  receiver.answer = () => ({ status: 503 })
-  const id = await subscribe(api, receiver)
+  const { app, api, receiver, id } = await failingSubscription(t, { WEBHOOK_RETRY_DELAY_SECONDS: '3' })
   await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
   // Its first attempt failed: its retry waits in the queue, seconds away.
   await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) })
@@ -187,12 +188,7 @@ t.test('turned off and on again, a subscription gets the events from then on: re
 
 t.test('turned on again, a subscription delivers a subject\'s new event without waiting out a dropped retry', async t => {
   // The dropped retry is an hour away: a new event kept behind it fails the bound below.
-  const app = await build(t, { env: { ...FAST, WEBHOOK_RETRY_DELAY_SECONDS: '3600' } })
-  await app.health.lifecycle.reached('serving')
-  const api = await client(app)
-  const receiver = await startReceiver(t)
-  receiver.answer = () => ({ status: 503 })
-  const id = await subscribe(api, receiver)
+  const { api, receiver, id } = await failingSubscription(t, { WEBHOOK_RETRY_DELAY_SECONDS: '3600' })
   const vaga = await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
   await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) })
   await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: false })
