@@ -12,6 +12,8 @@ export const DELIVERY_QUEUE = 'webhook-deliveries'
 const DELIVERIES_PER_FETCH = 10
 // pg-boss's own tables, beside the service's.
 export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
+// Their jobs, which the queue reads directly where pg-boss has no call for the question.
+const JOBS = sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)
 // How many times in an attempt's limit the queue looks for attempts past it (their instance is gone).
 const LOOKS_PER_LIMIT = 4
 // A batch that fails (its attempts could not be recorded) is sent again until it is recorded; past
@@ -178,7 +180,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
       if (subjectIds.length === 0) return new Set()
       // Read from the queue itself, which knows what is live: pg-boss finds jobs by one key at a time only.
       const keys = subjectIds.map(subjectId => deliveryKey(webhookId, subjectId))
-      const { rows } = await sql<{ key: string }>`select distinct singleton_key as key from ${sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)}
+      const { rows } = await sql<{ key: string }>`select distinct singleton_key as key from ${JOBS}
         where name = ${DELIVERY_QUEUE} and singleton_key = any(${keys}::text[]) and state in ('created', 'retry', 'active')`.execute(db)
       return new Set(rows.map(row => row.key.slice(webhookId.length + 1)))
     },
@@ -199,7 +201,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
   // days later. A batch is run again: a batch past its last try only queues its events. A delivery
   // has had its spare attempt for a lost one: it is given up.
   async function unblockKeys (): Promise<void> {
-    const { rows } = await sql<{ id: string, name: string }>`select id, name from ${sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)}
+    const { rows } = await sql<{ id: string, name: string }>`select id, name from ${JOBS}
       where name in (${BATCH_QUEUE}, ${DELIVERY_QUEUE}) and state = 'failed' and policy = 'key_strict_fifo' limit 1000`.execute(db)
     const ids = (name: string): string[] => rows.filter(row => row.name === name).map(row => row.id)
     const batches = ids(BATCH_QUEUE)
@@ -218,7 +220,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
   // subscription no longer takes (turned off since, and on again: see webhooks-repository.ts) would
   // only be dropped when it runs, perhaps hours away: it is deleted now, and the subject goes on.
   async function dropUnwantedRetries (): Promise<void> {
-    const { rows } = await sql<{ id: string }>`select j.id from ${sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)} j
+    const { rows } = await sql<{ id: string }>`select j.id from ${JOBS} j
       join webhooks w on w.id::text = j.data->>'webhookId'
       where j.name = ${DELIVERY_QUEUE} and j.state = 'retry' and (j.data->>'eventId')::bigint <= w.desde_evento limit 1000`.execute(db)
     if (rows.length > 0) await boss.deleteJob(DELIVERY_QUEUE, rows.map(row => row.id))
