@@ -2,7 +2,7 @@
 // a fresh PostgreSQL database, and the medians of interleaved rounds.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus } from 'node:os'
 import { once } from 'node:events'
 import { join, resolve } from 'node:path'
@@ -98,19 +98,49 @@ export async function stopServer (server: Server): Promise<void> {
   clearTimeout(timer)
 }
 
+/** A process's CPU seconds from its /proc stat line: utime and stime, fields 14 and 15, in clock ticks (USER_HZ is 100 on Linux). */
+function cpuSecondsOfStat (stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 /**
  * CPU seconds the server process has used (Linux /proc; undefined elsewhere). CPU time per request
  * is a second view of the cost that neighbours on a shared machine disturb far less than req/s.
  */
 export function cpuSeconds (server: Server): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    // utime and stime are fields 14 and 15 of the line, in clock ticks (USER_HZ is 100 on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return cpuSecondsOfStat(readFileSync(`/proc/${server.child.pid}/stat`, 'utf8'))
   } catch {
     return undefined
   }
+}
+
+/** CPU seconds of each of this machine's PostgreSQL processes (the server and its backends), by pid. */
+function databaseCpuSeconds (): Map<string, number> {
+  const seconds = new Map<string, number>()
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      if (stat.includes(' (postgres) ')) seconds.set(pid, cpuSecondsOfStat(stat))
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return seconds
+}
+
+/**
+ * The CPU seconds PostgreSQL spent between two readings; undefined when it does not run here. The
+ * database shares the machine with the servers, so its work per request counts too: batching saves
+ * it there. A process that ended meanwhile takes its share with it (autovacuum workers, mostly).
+ */
+function databaseCpuBetween (before: Map<string, number>, after: Map<string, number>): number | undefined {
+  if (after.size === 0) return undefined
+  let seconds = 0
+  for (const [pid, used] of after) seconds += used - (before.get(pid) ?? 0)
+  return seconds
 }
 
 /**
@@ -134,7 +164,7 @@ export async function untilQuiet (servers: Server[], timeoutMs = 60_000): Promis
 
 /**
  * Runs a load script (one autocannon run that prints its LoadResult as JSON) on the load generator's
- * core, and adds the CPU time the server spent per request meanwhile.
+ * core, and adds the CPU time the server, and this machine's PostgreSQL, spent per request meanwhile.
  */
 export async function runLoad (pinning: Pinning, server: Server, script: string, options: unknown): Promise<LoadResult> {
   const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, script), JSON.stringify(options)])
@@ -142,9 +172,11 @@ export async function runLoad (pinning: Pinning, server: Server, script: string,
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   const cpuBefore = cpuSeconds(server)
+  const databaseBefore = databaseCpuSeconds()
   const started = Date.now()
   const [code] = await once(child, 'exit') as [number | null]
   const cpuAfter = cpuSeconds(server)
+  const databaseAfter = databaseCpuSeconds()
   const wallSeconds = (Date.now() - started) / 1000
   if (code !== 0) throw new Error(`autocannon against ${server.name} exited with code ${code}`)
   const result = JSON.parse(stdout) as LoadResult
@@ -152,6 +184,8 @@ export async function runLoad (pinning: Pinning, server: Server, script: string,
     result.cpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / result.total
     result.serverCpuShare = (cpuAfter - cpuBefore) / wallSeconds
   }
+  const databaseUsed = databaseCpuBetween(databaseBefore, databaseAfter)
+  if (databaseUsed !== undefined && result.total > 0) result.databaseCpuMicrosPerRequest = databaseUsed * 1e6 / result.total
   return result
 }
 
@@ -163,16 +197,18 @@ export function median (values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
 }
 
-export interface Figures { requestsPerSecond: number, latencyP50: number, latencyP99: number, cpuMicrosPerRequest?: number, serverCpuShare?: number }
+export interface Figures { requestsPerSecond: number, latencyP50: number, latencyP99: number, cpuMicrosPerRequest?: number, serverCpuShare?: number, databaseCpuMicrosPerRequest?: number }
 
 export function medians (rounds: LoadResult[]): Figures {
   const cpu = rounds.flatMap(r => r.cpuMicrosPerRequest ?? [])
+  const database = rounds.flatMap(r => r.databaseCpuMicrosPerRequest ?? [])
   return {
     requestsPerSecond: median(rounds.map(r => r.requestsPerSecond)),
     latencyP50: median(rounds.map(r => r.latencyP50)),
     latencyP99: median(rounds.map(r => r.latencyP99)),
     cpuMicrosPerRequest: cpu.length === rounds.length ? median(cpu) : undefined,
-    serverCpuShare: cpu.length === rounds.length ? median(rounds.map(r => r.serverCpuShare ?? 0)) : undefined
+    serverCpuShare: cpu.length === rounds.length ? median(rounds.map(r => r.serverCpuShare ?? 0)) : undefined,
+    databaseCpuMicrosPerRequest: database.length === rounds.length ? median(database) : undefined
   }
 }
 

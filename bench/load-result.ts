@@ -14,6 +14,8 @@ export interface LoadResult {
   cpuMicrosPerRequest?: number
   /** Filled in by the orchestrator: the server's CPU time over the run ÷ the run's wall time (1 = one core busy). */
   serverCpuShare?: number
+  /** Filled in by the orchestrator: the CPU time of this machine's PostgreSQL over the run divided by the requests answered. */
+  databaseCpuMicrosPerRequest?: number
 }
 
 export function summarize (result: autocannon.Result): LoadResult {

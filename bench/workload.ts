@@ -69,8 +69,9 @@ function report (name: OperationName, of: Record<keyof Servers, Side>): Operatio
 const SIDE_NAMES = { service: 'service', sameSql: 'same SQL, bare', plain: 'plain app' } as const
 
 function printTable (reports: OperationReport[]): void {
-  const rows = [['operation', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'server CPU', 'service ratio req/s', 'ratio CPU', 'target (plain app)']]
+  const rows = [['operation', 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'server CPU', 'database CPU µs/req', 'service ratio req/s', 'ratio CPU', 'target (plain app)']]
   const cpu = (figures: Figures) => figures.cpuMicrosPerRequest === undefined ? '-' : fmt(figures.cpuMicrosPerRequest, 0)
+  const databaseCpu = (figures: Figures) => figures.databaseCpuMicrosPerRequest === undefined ? '-' : fmt(figures.databaseCpuMicrosPerRequest, 0)
   const share = (figures: Figures) => figures.serverCpuShare === undefined ? '-' : `${fmt(figures.serverCpuShare * 100, 0)} %`
   const ratio = (c: Comparison) => `${c.ratio.toFixed(2)} (rounds ${Math.min(...c.roundRatios).toFixed(2)}-${Math.max(...c.roundRatios).toFixed(2)})`
   for (const r of reports) {
@@ -80,13 +81,13 @@ function printTable (reports: OperationReport[]): void {
     for (const side of ['service', 'sameSql', 'plain'] as const) {
       const f = figures[side]
       const against = side === 'service' ? ['', '', `${verdict}${flag}`] : [ratio(r[side]), r[side].cpuRatio?.toFixed(2) ?? '-', '']
-      rows.push([side === 'service' ? r.name : '', SIDE_NAMES[side], fmt(f.requestsPerSecond, 0), fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), ...against])
+      rows.push([side === 'service' ? r.name : '', SIDE_NAMES[side], fmt(f.requestsPerSecond, 0), fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), databaseCpu(f), ...against])
     }
     if (r.atHalfCapacity === undefined) continue
     for (const side of ['service', 'sameSql', 'plain'] as const) {
       const f = r.atHalfCapacity[side]
       const p99Verdict = side === 'service' ? `p99 ${f.latencyP99 < MIXED_P99_TARGET_MS ? 'meets' : 'MISSES'} < ${MIXED_P99_TARGET_MS} ms` : ''
-      rows.push([side === 'service' ? `${r.name} at half capacity` : '', SIDE_NAMES[side], `${fmt(f.requestsPerSecond, 0)} of ${fmt(f.offered, 0)}`, fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), '', '', p99Verdict])
+      rows.push([side === 'service' ? `${r.name} at half capacity` : '', SIDE_NAMES[side], `${fmt(f.requestsPerSecond, 0)} of ${fmt(f.offered, 0)}`, fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), databaseCpu(f), '', '', p99Verdict])
     }
   }
   printRows(rows)
