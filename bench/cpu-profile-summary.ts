@@ -1,6 +1,6 @@
 // `node --import=tsx bench/cpu-profile-summary.ts <file.cpuprofile> [rows]`: where a V8 CPU profile's
-// time went, by function (self time) and by source file (self time), the hottest first. Enough to
-// see what a request costs without a flame graph viewer.
+// time went, by function (self time) and by source file (self time), the hottest first, then by
+// concern. Enough to see what a request costs without a flame graph viewer.
 import { readFileSync } from 'node:fs'
 
 interface ProfileNode {
@@ -59,3 +59,39 @@ for (const [id, micros] of selfMicros) {
   }
 }
 print('inclusive time by function', [...inclusive].filter(([name]) => !name.startsWith('(root)')).sort((a, b) => b[1] - a[1]).slice(0, rows))
+
+// Shares by concern: each sample goes to the first concern found walking up its stack from the
+// running function (a native function, say, belongs to whoever called it). Idle time and start-up
+// (module loading) are left out, so the shares are of the CPU the service spent working.
+const CONCERNS: Array<[string, RegExp]> = [
+  ['garbage collection', /^\(garbage collector\) /],
+  ['idle', /^\(idle\) /],
+  ['page and item bodies (links, ETag, cursor)', /dist\/src\/http\/(resources|collection-query)/],
+  ['storage (repositories, batching, kysely)', /dist\/src\/storage|kysely\//],
+  ['pg driver', /\bpg(-protocol|-types)?\//],
+  ['tokens', /bearer-auth|fast-jwt\/|dist\/src\/auth\/|@fastify\/auth\//],
+  ['logging', /dist\/src\/logging\/|pino\/|request-serializer|logger-factory/],
+  ['metrics', /metrics|prom-client\//],
+  ['the service\'s other hooks', /dist\/plugins\/|dist\/src\/(http|versioning)\//],
+  ['Fastify, routing, validation', /fastify\/|find-my-way\/|ajv\/|fast-querystring\//],
+  ['Node: HTTP, sockets, streams, events', /node:(_http|net|internal\/streams|internal\/stream_base|events|internal\/process|internal\/timers|buffer)/],
+  ['start-up', /node:internal\/modules|node:internal\/bootstrap|autoload\//]
+]
+const concerns = new Map<string, number>()
+for (const [id, micros] of selfMicros) {
+  let concern = 'other'
+  for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+    const frame = byId.get(at)!.callFrame
+    const found = CONCERNS.find(([, pattern]) => pattern.test(`${frame.functionName} ${frame.url}`))
+    if (found !== undefined) {
+      concern = found[0]
+      break
+    }
+  }
+  concerns.set(concern, (concerns.get(concern) ?? 0) + micros)
+}
+const working = total - (concerns.get('idle') ?? 0) - (concerns.get('start-up') ?? 0)
+process.stdout.write('\nshare of the working CPU by concern\n')
+for (const [name, micros] of [...concerns].filter(([name]) => name !== 'idle' && name !== 'start-up').sort((a, b) => b[1] - a[1])) {
+  process.stdout.write(`${(100 * micros / working).toFixed(1).padStart(5)} %  ${name}\n`)
+}
