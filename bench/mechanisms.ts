@@ -38,11 +38,11 @@ const MECHANISMS: Mechanism[] = [
     without: { patch: { file: 'src/storage/compiled-shapes.js', find: 'const MAX_SHAPES = 500;', replace: 'const MAX_SHAPES = 0;' } }
   },
   {
-    name: 'lists written as JSON text',
+    name: 'pages written by JSON.stringify',
     where: 'src/http/resources/collection.ts',
     targets: ['candidatos-list-v2'],
-    // Pages built as objects and serialized by the response schema (fast-json-stringify).
-    without: { patch: { file: 'src/http/resources/collection.js', find: 'const json = toBody.json;', replace: 'const json = undefined;' } }
+    // Pages serialized by the route's response schema (fast-json-stringify).
+    without: { patch: { file: 'src/http/resources/collection.js', find: 'return reply.type(JSON_TYPE).send(JSON.stringify({ items: items.map(item => toBody(item, href)), ...page }));', replace: 'return { items: items.map(item => toBody(item, href)), ...page };' } }
   },
   {
     name: 'the log writer',

@@ -10,7 +10,7 @@ export interface CandidatoProfile {
   paging: Paging
   /** The representation's schema, in every answer that carries a candidato. */
   schema: TSchema
-  /** A list item is a CandidatoRecord (no history); see ItemRepresentation for `json`. */
+  /** A list item is a CandidatoRecord (no history). */
   toBody: ((candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown) & ItemRepresentation<CandidatoRecord>
   /** The representation shows fields of the candidato's vaga: its ETag and Last-Modified follow the vaga too. */
   showsVaga: boolean

@@ -6,7 +6,7 @@ import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-
 import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 import { type Problem } from '../problem.js'
 import { problem } from '../error-catalogue.js'
-import { ChangedAfterFilter, Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, jsonString, linksJson, nullableIdJson, type Link } from './common.js'
+import { ChangedAfterFilter, Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 
 export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { description: 'cadastrado -> inscrito (candidatar) -> aprovado | reprovado' })
@@ -92,18 +92,20 @@ function historico (candidato: CandidatoRecord | CandidatoDetail) {
   return { historico: candidato.historico }
 }
 
+// Fields in the order of the version's schema: a list writes items with JSON.stringify (collection.ts).
+
 export function candidatoV1 (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string): CandidatoV1Body {
   return {
     id: candidato.id,
     nome: candidato.nome,
     email: candidato.email,
     status: candidato.status,
-    vagaId: candidato.vagaId,
     transferidoDe: candidato.transferidoDe,
     criadoEm: candidato.criadoEm,
     atualizadoEm: candidato.atualizadoEm,
     ...historico(candidato),
-    links: candidatoLinks(candidato, href)
+    links: candidatoLinks(candidato, href),
+    vagaId: candidato.vagaId
   }
 }
 
@@ -114,35 +116,14 @@ export function candidatoV2 (candidato: CandidatoRecord | CandidatoDetail, href:
     nome: candidato.nome,
     email: candidato.email,
     status: candidato.status,
-    vaga: vaga === null ? null : { id: vaga.id, titulo: vaga.titulo, status: vaga.status },
     transferidoDe: candidato.transferidoDe,
     criadoEm: candidato.criadoEm,
     atualizadoEm: candidato.atualizadoEm,
     ...historico(candidato),
-    links: candidatoLinks(candidato, href)
+    links: candidatoLinks(candidato, href),
+    vaga: vaga === null ? null : { id: vaga.id, titulo: vaga.titulo, status: vaga.status }
   }
 }
-
-/** The fields every version writes first, as JSON text: candidatoV1 and V2 in schema order (see linksJson). */
-function commonJson (candidato: CandidatoRecord): string {
-  return `"id":"${candidato.id}","nome":${jsonString(candidato.nome)},"email":${jsonString(candidato.email)},"status":"${candidato.status}",` +
-    `"transferidoDe":${nullableIdJson(candidato.transferidoDe)},"criadoEm":"${candidato.criadoEm}","atualizadoEm":"${candidato.atualizadoEm}"`
-}
-
-/** candidatoV1 of a list item, as the schema's serializer writes it. */
-export function candidatoV1Json (candidato: CandidatoRecord, href: (path: string) => string): string {
-  return `{${commonJson(candidato)},"links":${linksJson(candidatoLinks(candidato, href))},"vagaId":${nullableIdJson(candidato.vagaId)}}`
-}
-
-candidatoV1.json = candidatoV1Json
-
-/** candidatoV2 of a list item, as the schema's serializer writes it. */
-export function candidatoV2Json (candidato: CandidatoRecord, href: (path: string) => string): string {
-  const vaga = candidato.vaga
-  const vagaJson = vaga === null ? 'null' : `{"id":"${vaga.id}","titulo":${jsonString(vaga.titulo)},"status":"${vaga.status}"}`
-  return `{${commonJson(candidato)},"links":${linksJson(candidatoLinks(candidato, href))},"vaga":${vagaJson}}`
-}
-candidatoV2.json = candidatoV2Json
 
 /** Strong: a representation that shows the vaga's fields also changes its ETag when the vaga changes. */
 export function candidatoEtag (candidato: CandidatoRecord, version: string, showsVaga: boolean): string {

@@ -7,7 +7,7 @@ import { ifNoneMatchHits } from '../conditional.js'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
 import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
 import { problemResponse } from '../../openapi/problems.js'
-import { Links, linksJson, type Link } from './common.js'
+import { Links, type Link } from './common.js'
 
 export const MAX_OFFSET = 1_000_000
 
@@ -135,26 +135,18 @@ function validated (reply: FastifyReply, etag: string): boolean {
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
- * An item's representation. With `json`, it also writes the list item as JSON text, byte for byte what
- * the item schema's serializer writes of it (a test holds each to it): the page is then written as
- * text. A representation without one (a version that changes it, say) is serialized by the schema.
+ * An item's representation: an object with the item schema's fields in the schema's order, so that
+ * JSON.stringify writes what the schema's serializer would (a test holds each to it).
  */
-export interface ItemRepresentation<T> {
-  (item: T, href: (path: string) => string): unknown
-  json?: (item: T, href: (path: string) => string) => string
-}
+export type ItemRepresentation<T> = (item: T, href: (path: string) => string) => unknown
 
-/** The page's body: as JSON text when the representation writes itself, else the object the route's schema serializes. */
+/**
+ * The page's body, written by JSON.stringify rather than the route's schema serializer: its fields
+ * are in the order of pageSchemaV1 or pageSchemaV2 (by whether it has a total), and pages are where
+ * the serializer costs most (docs/benchmarks.md, "Costs behind the code").
+ */
 function pageBody<T> (reply: FastifyReply, items: T[], toBody: ItemRepresentation<T>, href: (path: string) => string, page: { total?: number, offset?: number, limit: number, links: Link[] }) {
-  const json = toBody.json
-  if (json === undefined) return { items: items.map(item => toBody(item, href)), ...page }
-  return reply.type(JSON_TYPE).send(pageJson(items.map(item => json(item, href)), page))
-}
-
-/** A page as JSON text, as pageSchemaV1 or pageSchemaV2 (by whether it has a total) writes it. */
-export function pageJson (items: string[], page: { total?: number, offset?: number, limit: number, links: Link[] }): string {
-  const counts = page.total === undefined ? '' : `"total":${page.total},"offset":${page.offset ?? 0},`
-  return `{"items":[${items.join(',')}],${counts}"limit":${page.limit},"links":${linksJson(page.links)}}`
+  return reply.type(JSON_TYPE).send(JSON.stringify({ items: items.map(item => toBody(item, href)), ...page }))
 }
 
 export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T extends { id: string }> (options: CollectionOptions<F, Filter, T>) {

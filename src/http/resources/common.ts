@@ -61,36 +61,6 @@ export const LinkSchema = Type.Object({
 export type Link = Static<typeof LinkSchema>
 export const Links = Type.Array(LinkSchema)
 
-// Lists write their items as JSON text, as the response schema's serializer would (a test holds them
-// to it): objects built and then serialized cost a page of 20 a quarter of its CPU. Ids, timestamps
-// and statuses come from columns typed uuid, timestamptz and checked text, and hrefs are made of this
-// service's paths, ids and query strings URLSearchParams encoded: none holds a character JSON
-// escapes, so they are written as they are. Any other text goes through jsonString.
-
-/** Characters JSON escapes: quote, backslash, controls, and surrogates (a lone one is escaped). */
-// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
-
-/** A string as JSON text, as JSON.stringify writes it; the usual string, with nothing to escape, is only quoted. */
-export function jsonString (text: string): string {
-  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`
-}
-
-/** Links as JSON text: rel and method are this service's own words, and hrefs hold nothing to escape (above). */
-export function linksJson (links: Link[]): string {
-  let text = '['
-  for (let i = 0; i < links.length; i++) {
-    const link = links[i]!
-    text += `${i === 0 ? '' : ','}{"rel":"${link.rel}","href":"${link.href}","method":"${link.method}"}`
-  }
-  return `${text}]`
-}
-
-/** An id column that may be null, as JSON text. */
-export function nullableIdJson (id: string | null): string {
-  return id === null ? 'null' : `"${id}"`
-}
-
 export { problemResponse } from '../../openapi/problems.js'
 
 export const ConditionalHeaders = Type.Object({

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { DESCRICAO_MAX_LENGTH, TITULO_MAX_LENGTH } from '../../domain/vaga.js'
 import type { VagaRecord } from '../../storage/vagas-repository.js'
-import { Id, Links, NullableString, StringEnum, TEXT_PATTERN, Text, Timestamp, jsonString, linksJson, type Link } from './common.js'
+import { Id, Links, NullableString, StringEnum, TEXT_PATTERN, Text, Timestamp, type Link } from './common.js'
 
 export const VagaStatusSchema = StringEnum(['aberta', 'fechada'], { description: '`aberta` accepts candidatos; `fechada` does not' })
 const Titulo = Text({ minLength: 1, maxLength: TITULO_MAX_LENGTH, description: 'The title, 1 to 200 characters', examples: ['Desenvolvedora backend'] })
@@ -55,6 +55,7 @@ export function vagaLinks (vaga: Pick<VagaRecord, 'id'>, href: (path: string) =>
   ]
 }
 
+/** Fields in VagaSchema's order: a list writes items with JSON.stringify (collection.ts). */
 export function vagaRepresentation (vaga: VagaRecord, href: (path: string) => string): VagaBody {
   return {
     id: vaga.id,
@@ -66,13 +67,6 @@ export function vagaRepresentation (vaga: VagaRecord, href: (path: string) => st
     links: vagaLinks(vaga, href)
   }
 }
-
-/** vagaRepresentation of a list item, as the schema's serializer writes it (see linksJson). */
-export function vagaJson (vaga: VagaRecord, href: (path: string) => string): string {
-  return `{"id":"${vaga.id}","titulo":${jsonString(vaga.titulo)},"descricao":${vaga.descricao === null ? 'null' : jsonString(vaga.descricao)},` +
-    `"status":"${vaga.status}","criadoEm":"${vaga.criadoEm}","atualizadoEm":"${vaga.atualizadoEm}","links":${linksJson(vagaLinks(vaga, href))}}`
-}
-vagaRepresentation.json = vagaJson
 
 /** Strong: it changes with every change of the vaga and differs between versions (their links differ). */
 export function vagaEtag (vaga: Pick<VagaRecord, 'versao'>, version: string): string {

@@ -1,12 +1,13 @@
-// Lists write their items and pages as JSON text (collection.ts): it must be, byte for byte, what the
+// Lists write their pages with JSON.stringify (collection.ts): it must write, byte for byte, what the
 // response schema's serializer writes for the same representation, whatever text the records hold.
+// So each representation holds its schema's fields, in the schema's order.
 import t from 'tap'
 import fc from 'fast-check'
 import build from 'fast-json-stringify'
 import { CANDIDATO_STATUSES } from '../../../src/domain/candidato.js'
-import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV1Json, candidatoV2, candidatoV2Json } from '../../../src/http/resources/candidato.js'
-import { pageJson, pageSchemaV1, pageSchemaV2 } from '../../../src/http/resources/collection.js'
-import { VagaSchema, vagaJson, vagaRepresentation } from '../../../src/http/resources/vaga.js'
+import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV2 } from '../../../src/http/resources/candidato.js'
+import { pageSchemaV1, pageSchemaV2 } from '../../../src/http/resources/collection.js'
+import { VagaSchema, vagaRepresentation } from '../../../src/http/resources/vaga.js'
 import type { CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import type { VagaRecord } from '../../../src/storage/vagas-repository.js'
 import { versionedHref } from '../../../src/versioning/href.js'
@@ -36,23 +37,23 @@ const candidato: fc.Arbitrary<CandidatoRecord> = fc.record({
 
 const href = fc.constantFrom('1.0', '2.0').map(version => (path: string) => versionedHref(version, path))
 
-t.test('a candidato list item is what the schema serializer writes of its representation, in both versions', async t => {
+t.test('JSON.stringify writes a candidato list item as the schema serializer does, in both versions', async t => {
   const v1 = build(CandidatoV1Schema)
   const v2 = build(CandidatoV2Schema)
   fc.assert(fc.property(candidato, href, (record, link) => {
-    t.equal(candidatoV1Json(record, link), v1(candidatoV1(record, link)))
-    t.equal(candidatoV2Json(record, link), v2(candidatoV2(record, link)))
+    t.equal(JSON.stringify(candidatoV1(record, link)), v1(candidatoV1(record, link)))
+    t.equal(JSON.stringify(candidatoV2(record, link)), v2(candidatoV2(record, link)))
   }), { numRuns: 300 })
 })
 
-t.test('a vaga list item is what the schema serializer writes of its representation', async t => {
+t.test('JSON.stringify writes a vaga list item as the schema serializer does', async t => {
   const serialize = build(VagaSchema)
   fc.assert(fc.property(vaga, href, (record, link) => {
-    t.equal(vagaJson(record, link), serialize(vagaRepresentation(record, link)))
+    t.equal(JSON.stringify(vagaRepresentation(record, link)), serialize(vagaRepresentation(record, link)))
   }), { numRuns: 300 })
 })
 
-t.test('a page, with a total or without, is what the schema serializer writes', async t => {
+t.test('JSON.stringify writes a page, with a total or without, as the schema serializer does', async t => {
   const v1 = build(pageSchemaV1(VagaSchema))
   const v2 = build(pageSchemaV2(VagaSchema))
   const links = fc.array(fc.record({
@@ -62,9 +63,10 @@ t.test('a page, with a total or without, is what the schema serializer writes', 
     method: fc.constant('GET' as const)
   }), { maxLength: 3 })
   fc.assert(fc.property(fc.array(vaga, { maxLength: 4 }), href, links, fc.nat(), fc.nat(), fc.integer({ min: 1, max: 100 }), (items, link, pageLinks, total, offset, limit) => {
-    const json = items.map(item => vagaJson(item, link))
     const representations = items.map(item => vagaRepresentation(item, link))
-    t.equal(pageJson(json, { total, offset, limit, links: pageLinks }), v1({ items: representations, total, offset, limit, links: pageLinks }))
-    t.equal(pageJson(json, { limit, links: pageLinks }), v2({ items: representations, limit, links: pageLinks }))
+    const withTotal = { items: representations, total, offset, limit, links: pageLinks }
+    const withoutTotal = { items: representations, limit, links: pageLinks }
+    t.equal(JSON.stringify(withTotal), v1(withTotal))
+    t.equal(JSON.stringify(withoutTotal), v2(withoutTotal))
   }), { numRuns: 200 })
 })
