@@ -3,15 +3,15 @@ import type { TSchema } from '@sinclair/typebox'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
 import { versionedResource } from '../../versioning/profiles.js'
 import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV2 } from './candidato.js'
-import type { ItemRepresentation, Paging } from './collection.js'
+import type { Paging } from './collection.js'
 
 export interface CandidatoProfile {
   /** How `/candidatos` and `/vagas/{id}/candidatos` are paged. */
   paging: Paging
   /** The representation's schema, in every answer that carries a candidato. */
   schema: TSchema
-  /** A list item is a CandidatoRecord (no history). */
-  toBody: ((candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown) & ItemRepresentation<CandidatoRecord>
+  /** A list item is a CandidatoRecord (no history); a single candidato, a CandidatoDetail. */
+  toBody: (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown
   /** The representation shows fields of the candidato's vaga: its ETag and Last-Modified follow the vaga too. */
   showsVaga: boolean
 }
