@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely'
 import { problem } from '../src/http/error-catalogue.js'
 import { logCause } from '../src/health/log-cause.js'
 import { isDatabaseUnavailable } from '../src/storage/errors.js'
-import { createDatabase, type DatabaseKind } from '../src/storage/database.js'
+import { createDatabase, type Connection, type DatabaseKind } from '../src/storage/database.js'
 import { databaseTarget } from '../src/storage/database-target.js'
 import { migrateToLatest, pendingMigrations } from '../src/storage/migrate.js'
 import type { Schema } from '../src/storage/schema.js'
@@ -14,6 +14,8 @@ export type StorageState = 'starting' | 'ready' | 'unavailable' | 'closed'
 
 export interface Storage {
   db: Kysely<Schema>
+  /** Where another library's pool reaches the same database. */
+  connection: Connection
   kind: DatabaseKind
   /** `ready` once the database answered and every migration is applied. */
   state: () => StorageState
@@ -54,7 +56,7 @@ function statementDeadline (config: FastifyInstance['config']): number {
 
 async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, 'startEmbeddedDatabase'>): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
-  const { db, kind, statementDeadlineMs, open, ping, close } = createDatabase({
+  const { db, connection, kind, statementDeadlineMs, open, ping, close } = createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
     poolSize: fastify.config.DATABASE_POOL_SIZE,
@@ -94,6 +96,7 @@ async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, '
 
   const storage: Storage = {
     db,
+    connection,
     kind,
     state: () => state,
     whenReady: () => ready,

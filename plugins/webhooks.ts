@@ -65,7 +65,7 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
       if (!await anySubscription(storage.db)) return
       // The job queue's code is loaded with the first subscription: a service without any never holds it.
       const { startDeliveryQueue } = await import('../src/webhooks/delivery-queue.js')
-      queue = await startDeliveryQueue(storage.db, settings, handlers, error => log.warn(logCause(error), 'webhook delivery queue failed'))
+      queue = await startDeliveryQueue(storage, settings, handlers, error => log.warn(logCause(error), 'webhook delivery queue failed'))
       log.info('webhook delivery queue started')
     }
     if (await dispatchEvents(storage.db, queue, bodies) > 0) queue.wake()

@@ -35,6 +35,11 @@ export interface DatabaseSettings {
 
 export interface Database {
   db: Kysely<Schema>
+  /**
+   * How a pool of another library reaches the same database (pg-boss keeps its own: it sends several
+   * statements in one query and reads every statement's rows, which Kysely's connection does not return).
+   */
+  connection: Connection
   kind: DatabaseKind
   /** How long one statement may run or wait for a lock, in ms; 0 when it may take any time (the embedded database). */
   statementDeadlineMs: number
@@ -53,7 +58,7 @@ export interface Database {
 pg.types.setTypeParser(pg.types.builtins.INT8, value => Number(value))
 readTimestampsAsIsoStrings()
 
-type Connection = Pick<pg.PoolConfig, 'connectionString' | 'host' | 'port' | 'user' | 'database'>
+export type Connection = Pick<pg.PoolConfig, 'connectionString' | 'host' | 'port' | 'user' | 'database'>
 
 function pool (connection: Connection, settings: DatabaseSettings, size: number, { prepared = false, statementTimeoutMs = 0 } = {}): pg.Pool {
   const created = new pg.Pool({
@@ -103,6 +108,7 @@ export function createDatabase (settings: DatabaseSettings): Database {
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: { connect: () => queries.connect(), end: endOnce } }) })
   return {
     db,
+    connection,
     kind: embedded === undefined ? 'postgres' : 'pglite',
     statementDeadlineMs: statementTimeoutMs ?? 0,
     open: async () => await embedded?.whenServing(),

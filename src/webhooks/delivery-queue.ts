@@ -1,7 +1,8 @@
 // The deliveries' job queue: pg-boss on the service's own database, so every instance shares the
 // work, a restart loses nothing, and retries wait in the database rather than in a process.
-import { CompiledQuery, sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
+import type { Connection } from '../storage/database.js'
 import type { Schema } from '../storage/schema.js'
 
 /** Each subscription's new events, a batch at a time and in order (see deliver-batch.ts). */
@@ -99,40 +100,37 @@ async function ensureQueue (boss: PgBoss, name: string): Promise<void> {
   })
 }
 
-/**
- * pg-boss on the service's own pool. Some of its queries are whole transactions (`begin; ...; commit`
- * in one); one that fails half-way leaves its connection inside the failed transaction, and the
- * service's next transaction on that connection would fail too. So the connection is rolled back
- * before it goes back to the pool.
- */
-export function onServicePool (db: Kysely<Schema>): ReturnType<typeof fromKysely> {
-  return {
-    async executeSql (text, values) {
-      return await db.connection().execute(async connection => {
-        try {
-          return { rows: [...(await connection.executeQuery(CompiledQuery.raw(text, values ?? []))).rows] }
-        } catch (error) {
-          await sql`rollback`.execute(connection).catch(() => {})
-          throw error
-        }
-      })
-    }
-  }
+/** The service's database, as the queue reaches it: its own statements through `db`, pg-boss's through a pool of its own. */
+export interface QueueDatabase {
+  db: Kysely<Schema>
+  connection: Connection
 }
 
 /** Creates pg-boss's tables when they are missing, then works the queues. */
-export async function startDeliveryQueue (db: Kysely<Schema>, settings: DeliveryQueueSettings, handlers: { batch: BatchHandler, delivery: DeliveryHandler }, onError: (error: Error) => void): Promise<DeliveryQueue> {
+export async function startDeliveryQueue ({ db, connection }: QueueDatabase, settings: DeliveryQueueSettings, handlers: { batch: BatchHandler, delivery: DeliveryHandler }, onError: (error: Error) => void): Promise<DeliveryQueue> {
   // pg-boss looks once a minute by default: a crashed instance's deliveries, and their subjects' later
   // events behind them, would wait up to that long past the limit, whatever the limit.
   const superviseSeconds = Math.max(1, Math.ceil(settings.expireSeconds / LOOKS_PER_LIMIT))
-  const boss = new PgBoss({ db: onServicePool(db), schema: DELIVERY_QUEUE_SCHEMA, schedule: false, superviseIntervalSeconds: superviseSeconds, monitorIntervalSeconds: superviseSeconds })
+  // On a pool of its own: its maintenance sends several statements in one query and reads the rows of
+  // each, which a connection of the service's Kysely does not return.
+  const boss = new PgBoss({
+    ...connection,
+    application_name: 'recrutamento-api-deliveries',
+    schema: DELIVERY_QUEUE_SCHEMA,
+    schedule: false,
+    superviseIntervalSeconds: superviseSeconds,
+    monitorIntervalSeconds: superviseSeconds,
+    // Deliveries come and go by the thousand: jobs past their retention are deleted on every pass,
+    // not once a day as pg-boss's default would.
+    maintenanceIntervalSeconds: superviseSeconds
+  })
   boss.on('error', onError)
   await boss.start()
   try {
     await ensureQueue(boss, BATCH_QUEUE)
     await ensureQueue(boss, DELIVERY_QUEUE)
   } catch (error) {
-    await boss.stop({ close: false, graceful: false }) // the next dispatch interval tries again from the start
+    await boss.stop({ graceful: false }) // the next dispatch interval tries again from the start
     throw error
   }
   const retry = {
@@ -191,7 +189,7 @@ export async function startDeliveryQueue (db: Kysely<Schema>, settings: Delivery
     stop: async () => {
       clearInterval(supervision)
       await supervising
-      await boss.stop({ close: false, graceful: true, timeout: settings.batchExpireSeconds * 1000 })
+      await boss.stop({ graceful: true, timeout: settings.batchExpireSeconds * 1000 })
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Test } from 'tap'
 import type { Kysely } from 'kysely'
-import { createDatabase } from '../../src/storage/database.js'
+import { createDatabase, type Database } from '../../src/storage/database.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import type { Schema } from '../../src/storage/schema.js'
 import { emptyDataDir, freshDataDir } from './pglite-template.js'
@@ -13,7 +13,7 @@ export type Backend = 'pglite' | 'postgres'
  * A database of the given kind for one test, closed when it ends; undefined when skipped. An embedded
  * one is either new (its own process) or already migrated (on the server this process shares).
  */
-async function openDatabase (t: Test, backend: Backend, embedded: 'new' | 'migrated'): Promise<Kysely<Schema> | undefined> {
+async function openDatabase (t: Test, backend: Backend, embedded: 'new' | 'migrated'): Promise<Database | undefined> {
   const url = backend === 'postgres' ? await freshPostgresDatabase(t) : undefined
   if (backend === 'postgres' && url === undefined) return undefined
   const where = url !== undefined
@@ -22,17 +22,22 @@ async function openDatabase (t: Test, backend: Backend, embedded: 'new' | 'migra
   const database = createDatabase({ url, poolSize: 20, ...where })
   t.teardown(() => database.close())
   await database.open()
-  return database.db
+  return database
 }
 
 /** An empty database of the given kind for one test, closed when it ends; undefined when skipped. */
 export async function emptyDatabase (t: Test, backend: Backend): Promise<Kysely<Schema> | undefined> {
-  return await openDatabase(t, backend, 'new')
+  return (await openDatabase(t, backend, 'new'))?.db
+}
+
+/** A migrated database of the given kind for one test, with where another pool reaches it; undefined when skipped. */
+export async function migratedStorage (t: Test, backend: Backend): Promise<Database | undefined> {
+  const database = await openDatabase(t, backend, 'migrated')
+  if (database !== undefined) await migrateToLatest(database.db)
+  return database
 }
 
 /** A migrated database of the given kind for one test, closed when it ends; undefined when skipped. */
 export async function migratedDatabase (t: Test, backend: Backend): Promise<Kysely<Schema> | undefined> {
-  const db = await openDatabase(t, backend, 'migrated')
-  if (db !== undefined) await migrateToLatest(db)
-  return db
+  return (await migratedStorage(t, backend))?.db
 }

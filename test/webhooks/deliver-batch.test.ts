@@ -10,13 +10,14 @@ import { batchHandler, messageIdOf } from '../../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../../src/webhooks/deliver.js'
 import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
 import { EventBodies } from '../../src/webhooks/event-bodies.js'
-import { migratedDatabase } from '../support/database.js'
+import { migratedStorage } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
 import { subscribedReceiver } from '../support/subscribed-receiver.js'
 
 t.test('a batch on its last try queues its events as single deliveries, which arrive in order', async t => {
-  const db = await migratedDatabase(t, 'postgres')
-  if (db === undefined) return
+  const database = await migratedStorage(t, 'postgres')
+  if (database === undefined) return
+  const { db } = database
   const { receiver, webhookId } = await subscribedReceiver(t, db)
   const [ana, bia] = [randomUUID(), randomUUID()]
   await db.transaction().execute(async trx => {
@@ -27,7 +28,7 @@ t.test('a batch on its last try queues its events as single deliveries, which ar
 
   const deliveries = createWebhookDeliveriesRepository(db, 24)
   const settings = { timeoutMs: 5000, allowPrivateTargets: true, disableAfterSeconds: 3600, concurrency: 2, retryLimit: 3 }
-  const queue = await startDeliveryQueue(db, {
+  const queue = await startDeliveryQueue(database, {
     workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60
   }, { batch: async () => {}, delivery: deliveryHandler(deliveries, settings) }, () => {})
   t.teardown(queue.stop)

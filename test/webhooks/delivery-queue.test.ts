@@ -1,26 +1,47 @@
+// The queue's own maintenance always completes: jobs past pg-boss's retention are deleted, so the
+// job table does not grow without bound, on either database.
 import t from 'tap'
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import { fromKysely } from 'pg-boss'
-import { createDatabase } from '../../src/storage/database.js'
-import { onServicePool } from '../../src/webhooks/delivery-queue.js'
-import { emptyDataDir } from '../support/pglite-template.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA, startDeliveryQueue, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
+import { migratedStorage, type Backend } from '../support/database.js'
+import { eventually } from '../support/eventually.js'
 
-// pg-boss sends some transactions as one query; one that fails half-way must not leave the service's
-// pooled connection inside a failed transaction (the service's next request would answer 500).
-t.test('a pg-boss query that fails inside its own transaction leaves the pool usable', async t => {
-  const url = await freshPostgresDatabase(t)
-  if (url === undefined) return
-  const database = createDatabase({ url, poolSize: 1, dataDir: emptyDataDir(t) })
-  t.teardown(() => database.close())
-  await database.open()
-  const { db } = database
+const JOBS = sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)
+const DELIVERIES = 40
 
-  await t.rejects(onServicePool(db).executeSql('begin; select 1 / 0; commit'), { code: '22012' })
-  const { rows } = await db.transaction().execute(async trx => await sql<{ one: number }>`select 1 as one`.execute(trx))
-  t.same(rows, [{ one: 1 }], 'the next transaction on the one pooled connection works')
+for (const backend of ['pglite', 'postgres'] as Backend[]) {
+  t.test(`deliveries completed past their retention are deleted within two maintenance passes (${backend})`, async t => {
+    const database = await migratedStorage(t, backend)
+    if (database === undefined) return
+    const { db } = database
+    const errors: Error[] = []
+    // An attempt limit of 2 s: the queue supervises, and so maintains, every second.
+    const queue = await startDeliveryQueue(database, {
+      workers: 2, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 4
+    }, { batch: async () => {}, delivery: async () => undefined }, error => { errors.push(error) })
+    t.teardown(queue.stop)
 
-  // What the plain adapter leaves behind, for contrast: the connection stays in the failed transaction.
-  await t.rejects(fromKysely(db).executeSql('begin; select 1 / 0; commit'), { code: '22012' })
-  await t.rejects(db.transaction().execute(async trx => await sql`select 1`.execute(trx)), { code: '25P02' })
-})
+    const webhookId = randomUUID()
+    const deliveries: DeliveryJob[] = Array.from({ length: DELIVERIES }, (_, i) => ({
+      webhookId, eventId: i + 1, subjectId: randomUUID(), messageId: `msg_${i + 1}`, body: '{}'
+    }))
+    await db.transaction().execute(async trx => { await queue.addDeliveries(trx, deliveries) })
+    const count = async (where: 'completed' | 'any'): Promise<number> => {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${JOBS}
+        where name = ${DELIVERY_QUEUE} and (${where} = 'any' or state = 'completed')`.execute(db)
+      return rows[0]!.n
+    }
+    await eventually(async () => {
+      queue.wake()
+      assert.equal(await count('completed'), DELIVERIES)
+    }, { timeout: 60_000, interval: 200 })
+
+    // Completed eight days ago, past pg-boss's seven days of retention.
+    await sql`update ${JOBS} set completed_on = now() - interval '8 days' where name = ${DELIVERY_QUEUE}`.execute(db)
+    await eventually(async () => { assert.equal(await count('any'), 0, 'completed jobs still there') }, { timeout: 60_000, interval: 250 })
+    t.pass('every aged job was deleted')
+    t.same(errors.map(error => error.message), [], 'no maintenance pass failed')
+  })
+}

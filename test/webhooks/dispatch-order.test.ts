@@ -9,7 +9,7 @@ import { appendEvents } from '../../src/storage/event-log.js'
 import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
 import { dispatchEvents } from '../../src/webhooks/dispatch.js'
 import { EventBodies } from '../../src/webhooks/event-bodies.js'
-import { migratedDatabase } from '../support/database.js'
+import { migratedStorage } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
 
 /** Holds the first statement's result until `release`: its transaction has begun, but goes no further. */
@@ -36,8 +36,9 @@ function holdFirstStatement (): { plugin: KyselyPlugin, held: Promise<void>, rel
 }
 
 t.test('a dispatch that began before the last one does not queue a subject\'s later event ahead', async t => {
-  const db = await migratedDatabase(t, 'postgres')
-  if (db === undefined) return
+  const database = await migratedStorage(t, 'postgres')
+  if (database === undefined) return
+  const { db } = database
   await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/hook', tipos: [], ativo: true, segredo: 'whsec_x', desde_evento: 0 }).execute()
   const subject = { kind: 'vaga' as const, id: randomUUID() }
   const event = async (type: string): Promise<void> => {
@@ -46,9 +47,9 @@ t.test('a dispatch that began before the last one does not queue a subject\'s la
 
   const delivered: number[] = []
   // The worker fetches on its start and when woken, so both deliveries wait queued until then.
-  const queue = await startDeliveryQueue(db, {
+  const queue = await startDeliveryQueue(database, {
     workers: 1, perSubscription: 1, pollingSeconds: 3600, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60
-  }, { batch: async job => { delivered.push(...job.eventIds) }, delivery: async () => {} }, () => {})
+  }, { batch: async job => { delivered.push(...job.eventIds) }, delivery: async () => undefined }, () => {})
   t.teardown(queue.stop)
   const bodies = new EventBodies(db, () => null)
   // Makes the position's row, which the first dispatch would otherwise make under the held statement.

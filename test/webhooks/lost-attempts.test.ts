@@ -14,13 +14,14 @@ import { batchHandler, messageIdOf } from '../../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../../src/webhooks/deliver.js'
 import { EventBodies } from '../../src/webhooks/event-bodies.js'
 import { BATCH_QUEUE, startDeliveryQueue, type DeliveryHandler, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
-import { migratedDatabase } from '../support/database.js'
+import { migratedStorage } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
 import { subscribedReceiver } from '../support/subscribed-receiver.js'
 
 t.test('a delivery whose attempts were all lost with their instance is given up, and its subject\'s later ones go on', async t => {
-  const db = await migratedDatabase(t, 'postgres')
-  if (db === undefined) return
+  const database = await migratedStorage(t, 'postgres')
+  if (database === undefined) return
+  const { db } = database
   const { receiver, webhookId } = await subscribedReceiver(t, db)
   const subjectId = randomUUID()
   const deliveryOf = (eventId: number): DeliveryJob => ({
@@ -37,11 +38,12 @@ t.test('a delivery whose attempts were all lost with their instance is given up,
   const delivery: DeliveryHandler = async (job, attempt) => {
     if (job.eventId === first.eventId && lostAttempts < 2) {
       lostAttempts++
-      return await stopped
+      await stopped
+      return undefined
     }
-    await send(job, attempt)
+    return await send(job, attempt)
   }
-  const queue = await startDeliveryQueue(db, {
+  const queue = await startDeliveryQueue(database, {
     workers: 3, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60
   }, { batch: async () => {}, delivery }, () => {})
   t.teardown(async () => {
@@ -61,8 +63,9 @@ t.test('a delivery whose attempts were all lost with their instance is given up,
 })
 
 t.test('a batch that ended failed is run again, and its events arrive', async t => {
-  const db = await migratedDatabase(t, 'postgres')
-  if (db === undefined) return
+  const database = await migratedStorage(t, 'postgres')
+  if (database === undefined) return
+  const { db } = database
   const { receiver, webhookId } = await subscribedReceiver(t, db)
   const subjectId = randomUUID()
   await db.transaction().execute(async trx => {
@@ -71,7 +74,7 @@ t.test('a batch that ended failed is run again, and its events arrive', async t 
   const { items } = await createEventosRepository(db, 24).page({ filter: {}, limit: 10 })
   const settings = { timeoutMs: 5000, allowPrivateTargets: true, disableAfterSeconds: 3600, concurrency: 2, retryLimit: 3 }
   const deliveries = createWebhookDeliveriesRepository(db, 24)
-  const queue = await startDeliveryQueue(db, {
+  const queue = await startDeliveryQueue(database, {
     workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60
   }, { batch: batchHandler(db, deliveries, new EventBodies(db, () => null), settings), delivery: deliveryHandler(deliveries, settings) }, () => {})
   t.teardown(queue.stop)
