@@ -55,6 +55,9 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
     retryDelaySeconds: config.WEBHOOK_RETRY_DELAY_SECONDS,
     retryDelayMaxSeconds: config.WEBHOOK_RETRY_DELAY_MAX_SECONDS,
     expireSeconds: attemptLimitSeconds(deadlines),
+    // Longer than its first two retries take (their delays, and a timeout each): a receiver that
+    // fails now and then is not taken for a dead one.
+    failingAfterSeconds: 3 * config.WEBHOOK_RETRY_DELAY_SECONDS + 2 * Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000),
     batchExpireSeconds: batchLimitSeconds(deadlines)
   }
 

@@ -10,11 +10,11 @@ import { WEBHOOK_ATTEMPT_COLUMNS, type Schema } from './schema.js'
  * The subscription's row is written only when its state changes: every delivery of a healthy
  * subscription rewriting it would queue them all behind its row lock.
  */
-export async function recordAttempts (db: Kysely<Schema>, webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<{ enabled: boolean }> {
+export async function recordAttempts (db: Kysely<Schema>, webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<RecordedAttempts> {
   const failed = attempts.some(attempt => !attempt.outcome.ok)
   const succeeded = attempts.some(attempt => attempt.outcome.ok)
   const column = <T>(pick: (attempt: NewAttempt) => T): T[] => attempts.map(pick)
-  const { rows } = await sql<{ ativo: boolean }>`with tentativa as (
+  const { rows } = await sql<{ ativo: boolean, failing_seconds: number | null, recovered: boolean }>`with tentativa as (
       insert into webhook_tentativas (webhook_id, evento_id, mensagem_id, numero, duracao_ms, codigo, resultado, erro)
       select ${webhookId}, * from unnest(${column(a => a.eventId)}::bigint[], ${column(a => a.messageId)}::text[], ${column(a => a.number)}::int[],
         ${column(a => a.outcome.durationMs)}::int[], ${column(a => a.outcome.statusCode ?? null)}::int[],
@@ -31,8 +31,19 @@ export async function recordAttempts (db: Kysely<Schema>, webhookId: string, att
       where w.id = a.id and (a.falhando_desde is distinct from a.desde or (a.ativo and a.vencida))
       returning w.ativo
     )
-    select coalesce((select ativo from mudou), (select ativo from atual)) as ativo`.execute(db)
-  return { enabled: rows[0]?.ativo ?? false }
+    select coalesce((select ativo from mudou), (select ativo from atual)) as ativo,
+      (select extract(epoch from now() - desde)::float8 from atual) as failing_seconds,
+      coalesce((select falhando_desde is not null and desde is null from atual), false) as recovered`.execute(db)
+  const row = rows[0]
+  return { enabled: row?.ativo ?? false, failingSeconds: row?.failing_seconds ?? null, recovered: row?.recovered ?? false }
+}
+
+export interface RecordedAttempts {
+  enabled: boolean
+  /** How long the subscription has failed without a success, with these attempts; null while it is not failing. */
+  failingSeconds: number | null
+  /** These attempts ended its run of failures. */
+  recovered: boolean
 }
 
 export interface AttemptRecord {
@@ -57,7 +68,8 @@ export interface NewAttempt {
 export interface DeliveryTarget {
   url: string
   secret: string
-  failing: boolean
+  /** How long its attempts have failed without a success; null while they do not. */
+  failingSeconds: number | null
   /** Events up to this one are not delivered: they came before its creation, or while it was off. */
   afterEvent: number
 }
@@ -73,12 +85,14 @@ export function createWebhookDeliveriesRepository (db: Kysely<Schema>, retention
      * after, while the subscription exists and is enabled.
      */
     async target (webhookId: string): Promise<DeliveryTarget | undefined> {
-      const row = await db.selectFrom('webhooks').select(['url', 'segredo', 'falhando_desde', 'desde_evento']).where('id', '=', webhookId).where('ativo', '=', true).executeTakeFirst()
-      return row === undefined ? undefined : { url: row.url, secret: row.segredo, failing: row.falhando_desde !== null, afterEvent: Number(row.desde_evento) }
+      const row = await db.selectFrom('webhooks')
+        .select(['url', 'segredo', 'desde_evento', sql<number | null>`extract(epoch from now() - falhando_desde)::float8`.as('failing_seconds')])
+        .where('id', '=', webhookId).where('ativo', '=', true).executeTakeFirst()
+      return row === undefined ? undefined : { url: row.url, secret: row.segredo, failingSeconds: row.failing_seconds, afterEvent: Number(row.desde_evento) }
     },
 
     /** Records attempts at deliveries to one subscription; see recordAttempts. */
-    async recordAttempts (webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<{ enabled: boolean }> {
+    async recordAttempts (webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<RecordedAttempts> {
       return await recordAttempts(db, webhookId, attempts, disableAfterSeconds)
     },
 

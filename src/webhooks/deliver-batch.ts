@@ -63,7 +63,7 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     const stopAt = Date.now() + settings.timeoutMs
     // A subscription whose last attempts failed sends nothing from its batches: the retry queue probes
     // it at its own pace, and a dead receiver holds no batch worker for a timeout on every batch.
-    let unreachable = subscription.failing || lastTry
+    let unreachable = subscription.failingSeconds !== null || lastTry
     const chains = bySubject(events).filter(chain => {
       if (!held.has(chain[0]!.subjectId)) return true
       for (const event of chain) queueLater(event)
@@ -93,8 +93,8 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     }))
 
     await db.transaction().execute(async trx => {
-      const { enabled } = attempts.length === 0 ? { enabled: true } : await recordAttempts(trx, job.webhookId, attempts, settings.disableAfterSeconds)
-      if (enabled) await queue.addDeliveries(trx, later)
+      const { enabled, failingSeconds } = attempts.length === 0 ? { enabled: true, failingSeconds: subscription.failingSeconds } : await recordAttempts(trx, job.webhookId, attempts, settings.disableAfterSeconds)
+      if (enabled) await queue.addDeliveries(trx, later, { failingSeconds })
     })
   }
 }

@@ -1,5 +1,5 @@
 // One attempt at one delivery of the retry queue: signed with the subscription's current secret,
-// recorded whatever happens, and failed (so the queue retries it later) unless it succeeded or was
+// recorded whatever happens, and not done (so the queue retries it later) unless it succeeded or was
 // the last.
 import type { KeyObject } from 'node:crypto'
 import type { WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
@@ -13,10 +13,6 @@ export interface DeliverySettings {
   allowPrivateTargets: boolean
   /** WEBHOOK_DISABLE_AFTER_SECONDS: a subscription failing for this long is disabled. */
   disableAfterSeconds: number
-}
-
-export class DeliveryFailedError extends Error {
-  override name = 'DeliveryFailedError'
 }
 
 /** Where a subscription's deliveries go, and the key that signs them. */
@@ -43,7 +39,8 @@ export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settin
     // Deleted or disabled since, or turned on again after it: nothing to send.
     if (target === undefined || job.eventId <= target.afterEvent) return
     const outcome = await sendSigned(signingTarget(target), job.messageId, job.body, settings)
-    const { enabled } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
-    if (!outcome.ok && enabled && !attempt.last) throw new DeliveryFailedError(`attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}`)
+    const { enabled, ...standing } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
+    if (!outcome.ok && enabled && !attempt.last) return { ...standing, done: false, reason: `attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}` }
+    return { ...standing, done: true }
   }
 }

@@ -54,6 +54,28 @@ export interface DeliveryQueueSettings {
   expireSeconds: number
   /** The same for a batch. */
   batchExpireSeconds: number
+  /**
+   * A subscription failing without a success for this long has its deliveries worked by the failing
+   * lane's workers alone (see Lane).
+   */
+  failingAfterSeconds: number
+}
+
+/**
+ * Deliveries go by lanes, as pg-boss priorities: the failing lane holds those of subscriptions that
+ * have failed for `failingAfterSeconds`, and a quarter of the workers (one at least) work it alone.
+ * A dead receiver holds a worker for a whole timeout on every attempt: without lanes, twenty of them
+ * kept every worker and a healthy subscription's due retries waited behind their backlogs.
+ */
+const HEALTHY_LANE = 0
+const FAILING_LANE = -1
+
+/** How a subscription stands after an attempt, for the queue to choose its deliveries' lane. */
+export interface SubscriptionStanding {
+  /** How long it has failed without a success; null while it is not failing. */
+  failingSeconds: number | null
+  /** The attempt ended its run of failures. */
+  recovered: boolean
 }
 
 /**
@@ -62,14 +84,19 @@ export interface DeliveryQueueSettings {
  */
 export type BatchHandler = (job: BatchJob, queue: Pick<DeliveryQueue, 'addDeliveries' | 'heldSubjects'>, lastTry: boolean) => Promise<void>
 
-/** Runs one delivery attempt; throwing schedules the next one. */
-export type DeliveryHandler = (job: DeliveryJob, attempt: { number: number, last: boolean }) => Promise<void>
+/**
+ * Runs one delivery attempt. `done: false` schedules the next one, as does throwing (the attempt could
+ * not be made or recorded); nothing returned means done.
+ */
+export type DeliveryHandler = (job: DeliveryJob, attempt: { number: number, last: boolean }) => Promise<DeliveryOutcome | undefined>
+
+export type DeliveryOutcome = SubscriptionStanding & ({ done: true } | { done: false, reason: string })
 
 export interface DeliveryQueue {
   /** Queues batches as part of the transaction that moves the dispatch position. */
   addBatches: (trx: Transaction<Schema>, batches: readonly BatchJob[]) => Promise<void>
-  /** Queues single deliveries, each behind those of its subject already queued. */
-  addDeliveries: (trx: Transaction<Schema>, deliveries: readonly DeliveryJob[]) => Promise<void>
+  /** Queues single deliveries of one subscription, each behind those of its subject already queued. */
+  addDeliveries: (trx: Transaction<Schema>, deliveries: readonly DeliveryJob[], standing: Pick<SubscriptionStanding, 'failingSeconds'>) => Promise<void>
   /** Of `subjectIds`, those with deliveries to the subscription queued or under way: their new events go behind them. */
   heldSubjects: (webhookId: string, subjectIds: readonly string[]) => Promise<Set<string>>
   /** Wakes this instance's workers now rather than at their next poll. */
@@ -158,12 +185,14 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
         expireInSeconds: settings.batchExpireSeconds
       })), { db: fromKysely(trx) })
     },
-    async addDeliveries (trx, deliveries) {
+    async addDeliveries (trx, deliveries, { failingSeconds }) {
       if (deliveries.length === 0) return
       const connection = { db: fromKysely(trx) }
+      const priority = laneOf(failingSeconds)
       await boss.insert(DELIVERY_QUEUE, deliveries.map(data => ({
         id: deliveryJobId(data.eventId, data.webhookId),
         data,
+        priority,
         singletonKey: deliveryKey(data.webhookId, data.subjectId),
         group: { id: data.webhookId },
         ...retry,
@@ -184,7 +213,7 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
     },
     wake: () => {
       for (const worker of batchWorkers) boss.notifyWorker(worker)
-      boss.notifyWorker(deliveryWorker)
+      for (const worker of deliveryWorkers) boss.notifyWorker(worker)
     },
     stop: async () => {
       clearInterval(supervision)
@@ -241,8 +270,17 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
     }))
   }
 
+  const laneOf = (failingSeconds: number | null): number => failingSeconds !== null && failingSeconds >= settings.failingAfterSeconds ? FAILING_LANE : HEALTHY_LANE
+
+  // Moves a subscription's waiting deliveries to another lane: all of them once one attempt finds it
+  // failing for long enough, or recovered. pg-boss changes a job's priority one job at a time only.
+  async function moveToLane (webhookId: string, lane: number): Promise<void> {
+    await sql`update ${JOBS} set priority = ${lane} where name = ${DELIVERY_QUEUE} and group_id = ${webhookId}
+      and state in ('created', 'retry') and priority <> ${lane}`.execute(db)
+  }
+
+  const failingLaneWorkers = Math.max(1, Math.floor(settings.workers / 4))
   const options = {
-    localConcurrency: settings.workers,
     groupConcurrency: settings.perSubscription,
     pollingIntervalSeconds: settings.pollingSeconds,
     // A worker takes several deliveries per fetch and fetches again at once while they come full, so
@@ -252,8 +290,8 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
     perJobResults: true,
     includeMetadata: true
   } as const
-  const deliveryWorker = await boss.work<DeliveryJob, unknown, typeof options>(DELIVERY_QUEUE, options, async jobs => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
-    const result = await attempt(job)
+  const work = async (jobs: Array<JobWithMetadata<DeliveryJob>>): Promise<JobResult[]> => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
+    const { result, lane } = await attempt(job)
     // Settled as soon as its own attempt ends, not with its batch: the next delivery of its subject
     // must not wait for a batch-mate's slow receiver. Settling the batch afterwards finds this attempt
     // settled and leaves it (pg-boss fences a settlement to the attempt it fetched).
@@ -264,20 +302,33 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
       // The queue took the attempt for lost meanwhile (past the attempt limit): it is sent again.
       if (affected === 0) onError(new Error(`delivery ${job.id}, attempt ${job.retryCount + 1}: the queue no longer held it when it ended; it is sent again`))
     }, (error: Error) => { onError(new Error(`delivery ${job.id}: settling it at once failed, its batch settles it: ${error.message}`)) })
+    // Once settled, so that a retry moves with the rest of its subscription's deliveries.
+    if (lane !== undefined) await moveToLane(job.data.webhookId, lane).catch(onError)
     return result
-  })))
+  }))
+  const healthyLane = { ...options, localConcurrency: Math.max(1, settings.workers - failingLaneWorkers), minPriority: HEALTHY_LANE }
+  const failingLane = { ...options, localConcurrency: failingLaneWorkers, maxPriority: FAILING_LANE }
+  const deliveryWorkers = [
+    await boss.work<DeliveryJob, unknown, typeof healthyLane>(DELIVERY_QUEUE, healthyLane, work),
+    await boss.work<DeliveryJob, unknown, typeof failingLane>(DELIVERY_QUEUE, failingLane, work)
+  ]
 
-  async function attempt (job: JobWithMetadata<DeliveryJob>): Promise<JobResult> {
+  /** Runs the attempt; `lane` is where its subscription's deliveries go now, when they move. */
+  async function attempt (job: JobWithMetadata<DeliveryJob>): Promise<{ result: JobResult, lane?: number }> {
     // The job's own limit, one spare included (see addDeliveries): it was set when the job was queued,
     // perhaps by an instance with another WEBHOOK_RETRY_LIMIT. Failing it past that would end it failed.
     const last = job.retryCount >= job.retryLimit - 1
     try {
-      await handlers.delivery(job.data, { number: job.retryCount + (job.data.batchAttempted === true ? 2 : 1), last })
+      const outcome = await handlers.delivery(job.data, { number: job.retryCount + (job.data.batchAttempted === true ? 2 : 1), last })
+      if (outcome === undefined) return { result: { id: job.id, status: 'completed' } }
+      const lane = laneOf(outcome.failingSeconds)
+      const result: JobResult = outcome.done ? { id: job.id, status: 'completed' } : { id: job.id, status: 'failed', output: { message: outcome.reason } }
+      return { result, ...((outcome.recovered || lane !== job.priority) && { lane }) }
     } catch (error) {
-      if (!last) return { id: job.id, status: 'failed', output: { message: (error as Error).message } }
+      if (!last) return { result: { id: job.id, status: 'failed', output: { message: (error as Error).message } } }
       onError(error as Error)
     }
-    return { id: job.id, status: 'completed' }
+    return { result: { id: job.id, status: 'completed' } }
   }
 
   let supervising: Promise<void> | undefined

@@ -18,12 +18,17 @@ t.test('attempts, failures and the purge', async t => {
   const attempt = (number: number, outcome = failed) => ({ eventId: 1, messageId: 'msg_1', number, outcome })
 
   const runBeganAnHourAgo = async () => { await sql`update webhooks set falhando_desde = now() - interval '1 hour'`.execute(db) }
-  t.same(await deliveries.recordAttempts(webhook.id, [attempt(1)], 3600), { enabled: true }, 'a failure within the period leaves it on')
+  t.match(await deliveries.recordAttempts(webhook.id, [attempt(1)], 3600), { enabled: true, failingSeconds: Number, recovered: false }, 'a failure within the period leaves it on')
   await runBeganAnHourAgo()
-  t.same(await deliveries.recordAttempts(webhook.id, [attempt(2, { ok: true, durationMs: 3, statusCode: 200, error: undefined as never })], 60), { enabled: true }, 'a success ends the run of failures')
-  t.same(await deliveries.recordAttempts(webhook.id, [attempt(3)], 60), { enabled: true }, 'so the next failure starts a new one')
+  t.match((await deliveries.target(webhook.id))?.failingSeconds, Number, 'its target says how long it has failed')
+  t.ok((await deliveries.target(webhook.id))!.failingSeconds! >= 3600)
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(2, { ok: true, durationMs: 3, statusCode: 200, error: undefined as never })], 60), { enabled: true, failingSeconds: null, recovered: true }, 'a success ends the run of failures')
+  t.equal((await deliveries.target(webhook.id))?.failingSeconds, null)
+  const next = await deliveries.recordAttempts(webhook.id, [attempt(3)], 60)
+  t.match(next, { enabled: true, recovered: false }, 'so the next failure starts a new one')
+  t.ok(next.failingSeconds !== null && next.failingSeconds < 60, 'counted from now')
   await runBeganAnHourAgo()
-  t.same(await deliveries.recordAttempts(webhook.id, [attempt(4)], 60), { enabled: false }, 'a failure past the period disables it')
+  t.match(await deliveries.recordAttempts(webhook.id, [attempt(4)], 60), { enabled: false }, 'a failure past the period disables it')
   t.match(await webhooks.findById(webhook.id), { ativo: false, desativadoEm: String })
   t.equal(await deliveries.target(webhook.id), undefined, 'a disabled subscription has no target')
 
@@ -43,12 +48,12 @@ t.test('attempts that change nothing leave the subscription\'s row unwritten', a
   const version = async () => (await sql<{ xmin: string }>`select xmin::text from webhooks where id = ${webhook.id}`.execute(db)).rows[0]!.xmin
 
   const created = await version()
-  t.same(await deliveries.recordAttempts(webhook.id, [attempt(1, succeeded)], 3600), { enabled: true })
+  t.same(await deliveries.recordAttempts(webhook.id, [attempt(1, succeeded)], 3600), { enabled: true, failingSeconds: null, recovered: false })
   t.equal(await version(), created, 'a success of a healthy subscription')
   await deliveries.recordAttempts(webhook.id, [attempt(2, failed)], 3600)
   const failing = await version()
   t.not(failing, created, 'the first failure starts the run')
-  t.same(await deliveries.recordAttempts(webhook.id, [attempt(3, failed)], 3600), { enabled: true })
+  t.match(await deliveries.recordAttempts(webhook.id, [attempt(3, failed)], 3600), { enabled: true, failingSeconds: Number, recovered: false })
   t.equal(await version(), failing, 'a failure within the run')
   await deliveries.recordAttempts(webhook.id, [attempt(4, succeeded)], 3600)
   t.not(await version(), failing, 'a success ends the run')
@@ -67,7 +72,7 @@ t.test('a batch\'s attempts in one record', async t => {
     { eventId: 2, messageId: 'msg_2', number: 1, outcome: succeeded },
     { eventId: 3, messageId: 'msg_3', number: 1, outcome: failed }
   ]
-  t.same(await deliveries.recordAttempts(webhook.id, batch, 60), { enabled: true }, 'a batch that also succeeded does not disable it')
+  t.match(await deliveries.recordAttempts(webhook.id, batch, 60), { enabled: true, recovered: false }, 'a batch that also succeeded does not disable it')
   t.equal(await runBeganLately(), true, 'its failure starts a new run')
   t.same((await deliveries.listAttempts(webhook.id, 10)).map(a => [a.eventoId, a.resultado]), [[3, 'falha'], [2, 'sucesso'], [1, 'falha']], 'each attempt recorded')
 })

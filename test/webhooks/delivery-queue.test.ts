@@ -19,7 +19,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
     const errors: Error[] = []
     // An attempt limit of 2 s: the queue supervises, and so maintains, every second.
     const queue = await startDeliveryQueue(database, {
-      workers: 2, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 4
+      workers: 2, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 4, failingAfterSeconds: 60
     }, { batch: async () => {}, delivery: async () => undefined }, error => { errors.push(error) })
     t.teardown(queue.stop)
 
@@ -27,7 +27,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
     const deliveries: DeliveryJob[] = Array.from({ length: DELIVERIES }, (_, i) => ({
       webhookId, eventId: i + 1, subjectId: randomUUID(), messageId: `msg_${i + 1}`, body: '{}'
     }))
-    await db.transaction().execute(async trx => { await queue.addDeliveries(trx, deliveries) })
+    await db.transaction().execute(async trx => { await queue.addDeliveries(trx, deliveries, { failingSeconds: null }) })
     const count = async (where: 'completed' | 'any'): Promise<number> => {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${JOBS}
         where name = ${DELIVERY_QUEUE} and (${where} = 'any' or state = 'completed')`.execute(db)

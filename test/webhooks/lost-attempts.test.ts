@@ -44,13 +44,13 @@ t.test('a delivery whose attempts were all lost with their instance is given up,
     return await send(job, attempt)
   }
   const queue = await startDeliveryQueue(database, {
-    workers: 3, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60
+    workers: 3, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60
   }, { batch: async () => {}, delivery }, () => {})
   t.teardown(async () => {
     restart()
     await queue.stop()
   })
-  await db.transaction().execute(async trx => { await queue.addDeliveries(trx, [first, second]) })
+  await db.transaction().execute(async trx => { await queue.addDeliveries(trx, [first, second], { failingSeconds: null }) })
 
   await eventually(() => {
     queue.wake()
@@ -75,7 +75,7 @@ t.test('a batch that ended failed is run again, and its events arrive', async t 
   const settings = { timeoutMs: 5000, allowPrivateTargets: true, disableAfterSeconds: 3600, concurrency: 2, retryLimit: 3 }
   const deliveries = createWebhookDeliveriesRepository(db, 24)
   const queue = await startDeliveryQueue(database, {
-    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60
+    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60
   }, { batch: batchHandler(db, deliveries, new EventBodies(db, () => null), settings), delivery: deliveryHandler(deliveries, settings) }, () => {})
   t.teardown(queue.stop)
 
