@@ -9500,7 +9500,7 @@ export interface operations {
                             id: string;
                             /**
                              * Format: uri
-                             * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                             * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                              * @example https://example.com/hooks/recrutamento
                              */
                             url: string;
@@ -9750,7 +9750,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                     * @description Where deliveries are POSTed: an http:// or https:// URL (the scheme in any case) reaching a public address
                      * @example https://example.com/hooks/recrutamento
                      */
                     url: string;
@@ -9782,7 +9782,7 @@ export interface operations {
                         id: string;
                         /**
                          * Format: uri
-                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                          * @example https://example.com/hooks/recrutamento
                          */
                         url: string;
@@ -10153,7 +10153,7 @@ export interface operations {
                         id: string;
                         /**
                          * Format: uri
-                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                          * @example https://example.com/hooks/recrutamento
                          */
                         url: string;
@@ -10779,7 +10779,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                     * @description Where deliveries are POSTed: an http:// or https:// URL (the scheme in any case) reaching a public address
                      * @example https://example.com/hooks/recrutamento
                      */
                     url?: string;
@@ -10811,7 +10811,7 @@ export interface operations {
                         id: string;
                         /**
                          * Format: uri
-                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                          * @example https://example.com/hooks/recrutamento
                          */
                         url: string;
