@@ -4,6 +4,7 @@ import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from '../
 import { isDatabaseDeadline, isDatabaseUnavailable, isStorageFull } from '../src/storage/errors.js'
 import { defaultHeaders, isCountedRefusal, problem, uncodedProblem, type ProblemCode } from '../src/http/error-catalogue.js'
 import { createRefusalLog } from '../src/logging/refusal-log.js'
+import { DATE_TIME_MESSAGE } from '../src/http/date-time.js'
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -33,7 +34,8 @@ function fieldErrors (error: FastifyError): FieldError[] {
     const params = issue.params as Record<string, unknown>
     const child = params.missingProperty ?? params.additionalProperty
     const field = typeof child === 'string' ? `${issue.instancePath}/${child}` : issue.instancePath
-    return { in: error.validationContext ?? 'request', field: field === '' ? '/' : field, message: issue.message ?? 'is invalid' }
+    const message = issue.keyword === 'format' && params.format === 'date-time' ? DATE_TIME_MESSAGE : issue.message ?? 'is invalid'
+    return { in: error.validationContext ?? 'request', field: field === '' ? '/' : field, message }
   })
 }
 

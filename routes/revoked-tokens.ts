@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { problem } from '../src/http/error-catalogue.js'
 import { problemResponse } from '../src/openapi/problems.js'
+import { readDateTime } from '../src/http/date-time.js'
 
 const Params = Type.Object({ jti: Type.String({ pattern: '^[A-Za-z0-9._~:-]{1,200}$', description: 'The revoked token\'s jti claim' }) })
 const Revocation = Type.Object({
@@ -32,7 +33,7 @@ const revokedTokens: FastifyPluginAsyncTypebox = async (fastify) => {
   }, async (request) => {
     const expiresAt = request.body?.expiresAt === undefined
       ? Math.floor(Date.now() / 1000) + DEFAULT_TTL_SECONDS
-      : Math.floor(Date.parse(request.body.expiresAt) / 1000)
+      : Math.floor(readDateTime(request.body.expiresAt)!.getTime() / 1000)
     if (expiresAt * 1000 <= Date.now()) {
       throw problem('AlreadyExpired')
     }

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { problem } from '../../src/http/error-catalogue.js'
 import { problemResponse } from '../../src/openapi/problems.js'
+import { readDateTime } from '../../src/http/date-time.js'
 
 const HeartbeatMessage = Type.Object({
   service: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'Name of the emitting service or worker' }),
@@ -29,7 +30,7 @@ const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async (request, reply) => {
     const { service, instanceId, status, timestamp, intervalMs } = request.body
-    const sentAt = Date.parse(timestamp)
+    const sentAt = readDateTime(timestamp)!.getTime()
     const now = Date.now()
     if (sentAt - now > config.HEARTBEAT_MAX_SKEW_MS) {
       throw problem('TimestampInFuture', { detail: `The timestamp is further in the future than the allowed clock skew of ${config.HEARTBEAT_MAX_SKEW_MS} ms.` })

@@ -3,3 +3,12 @@
  * timestamps compare as their strings do.
  */
 export type IsoTimestamp = string
+
+/**
+ * Whether a date falls in the years 1 to 9999 (UTC): the form above has four digits for the year,
+ * and PostgreSQL's timestamptz has no year 0 (nor can PGlite read one).
+ */
+export function isStorableInstant (date: Date): boolean {
+  const year = date.getUTCFullYear()
+  return year >= 1 && year <= 9999
+}

@@ -7,6 +7,7 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
 import { requiringDecimalIntegers } from './decimal-integers.js'
 import { refusingNonFinite } from './finite-numbers.js'
+import { narrowDateTimeFormat } from './date-time.js'
 
 type Compile<F> = (route: { schema: unknown }) => F
 
@@ -27,7 +28,8 @@ const validators = new WeakMap<object, Map<string, unknown>>()
 const serializers = new Map<string, Map<string, unknown>>()
 
 function sharedValidators (externalSchemas: unknown, options: unknown): FastifySchemaCompiler<unknown> {
-  const compile = buildValidator(externalSchemas as never, options as never) as FastifySchemaCompiler<unknown>
+  const withDateTimes = { ...(options as object), onCreate: narrowDateTimeFormat }
+  const compile = buildValidator(externalSchemas as never, withDateTimes as never) as FastifySchemaCompiler<unknown>
   let kept = validators.get(compile)
   if (kept === undefined) validators.set(compile, kept = new Map())
   return keptByContent(compile as Compile<unknown>, kept) as FastifySchemaCompiler<unknown>
@@ -49,9 +51,10 @@ function sharedSerializers (externalSchemas: Record<string, unknown> | undefined
 }
 
 /**
- * Fastify's `schemaController` option: validators refusing non-finite numbers and integers not
- * written in decimal digits (src/http/finite-numbers.ts, decimal-integers.ts), serializers as Fastify
- * makes them; both shared by every app of the process.
+ * Fastify's `schemaController` option: validators refusing non-finite numbers, integers not written
+ * in decimal digits and date-times the service cannot use (src/http/finite-numbers.ts,
+ * decimal-integers.ts, date-time.ts), serializers as Fastify makes them; both shared by every app of
+ * the process.
  */
 export function schemaController (): NonNullable<FastifyServerOptions['schemaController']> {
   return {

@@ -1,6 +1,7 @@
 // Collections: sorting, filtering and both ways of paging, shared by the repositories.
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
 import type { Param } from './compiled-shapes.js'
+import { isStorableInstant } from '../domain/iso-timestamp.js'
 
 export type SortDirection = 'asc' | 'desc'
 
@@ -52,10 +53,8 @@ function decode (value: unknown, kind: ColumnKind): string | Date {
   if (kind === 'text') return value
   const date = new Date(value)
   if (Number.isNaN(date.getTime()) || date.toISOString() !== value) throw new InvalidPositionError('cursor value is not a timestamp')
-  // A JavaScript date reaches years PostgreSQL cannot hold (and PGlite cannot read, year 0 included):
-  // only years 1 to 9999 travel, which covers every timestamp this service writes.
-  const year = date.getUTCFullYear()
-  if (year < 1 || year > 9999) throw new InvalidPositionError('cursor value is not a timestamp the database can hold')
+  // A JavaScript date reaches years PostgreSQL cannot hold: only those every timestamp this service writes is in travel.
+  if (!isStorableInstant(date)) throw new InvalidPositionError('cursor value is not a timestamp the database can hold')
   return date
 }
 

@@ -51,6 +51,18 @@ t.test('in memory: a revoked jti is refused by the same instance', async t => {
   await revokeScenario(t, [app, app])
 })
 
+t.test('an expiresAt the service cannot read is refused, and nothing is revoked', async t => {
+  const app = await build(t)
+  const headers = await bearer({ scope: 'tokens:revoke' })
+  for (const expiresAt of ['2999-12-31T23:59:60Z', '9999-12-31T23:59:59-23:59']) {
+    const jti = randomUUID()
+    const res = await app.inject({ method: 'PUT', url: `/revoked-tokens/${jti}`, headers, payload: { expiresAt } })
+    t.equal(res.statusCode, 400, `${expiresAt}: ${res.body}`)
+    t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'body', field: '/expiresAt', message: /9999-12-31T23:59:59.999Z/ }] }, expiresAt)
+    t.equal((await app.inject({ url: `/revoked-tokens/${jti}`, headers })).statusCode, 404, `${expiresAt}: not revoked`)
+  }
+})
+
 t.test('in Redis: a jti revoked on one instance is refused by another', async t => {
   const url = serviceUrl(t, 'TEST_REDIS_URL')
   if (url === undefined) return

@@ -17,10 +17,12 @@ const webhooks: FastifyPluginAsyncTypebox = async (fastify) => {
   const tags = ['webhooks']
   const refused = { 422: problemResponse('WebhookTargetRefused') }
 
-  const targetAllowed = async (url: string | undefined): Promise<void> => {
-    if (url === undefined) return
+  /** The URL as deliveries reach it (URL parsing's form: the scheme and host in lower case), or 422. */
+  const allowedTarget = async <U extends string | undefined>(url: U): Promise<U> => {
+    if (url === undefined) return url
     const refusal = await checkTarget(url)
     if (refusal !== undefined) throw problem('WebhookTargetRefused', { detail: refusal })
+    return new URL(url).href as U
   }
 
   for (const { version, profile } of servedVersions(fastify.apiVersions, webhookVersions)) {
@@ -37,9 +39,9 @@ const webhooks: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 201: WebhookCreatedSchema, ...refused, 409: problemResponse('WebhookLimitReached') }
       }
     }, async (request, reply) => {
-      await targetAllowed(request.body.url)
+      const url = await allowedTarget(request.body.url)
       const segredo = newSecret()
-      const webhook = await webhooks.create({ url: request.body.url, tipos: request.body.tipos ?? [], ativo: request.body.ativo ?? true }, segredo, fastify.config.WEBHOOK_MAX_SUBSCRIPTIONS)
+      const webhook = await webhooks.create({ url, tipos: request.body.tipos ?? [], ativo: request.body.ativo ?? true }, segredo, fastify.config.WEBHOOK_MAX_SUBSCRIPTIONS)
       if (webhook === 'full') throw problem('WebhookLimitReached')
       const body = webhookRepresentation(webhook, hrefOf(request))
       return await reply.code(201).header('location', hrefOf(request)(webhookPath(webhook.id))).send({ ...body, segredo })
@@ -73,8 +75,8 @@ const webhooks: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 200: WebhookSchema, ...refused }
       }
     }, async (request) => {
-      await targetAllowed(request.body.url)
-      const webhook = await webhooks.update(request.params.id, request.body)
+      const url = await allowedTarget(request.body.url)
+      const webhook = await webhooks.update(request.params.id, { ...request.body, ...(url !== undefined && { url }) })
       if (webhook === undefined) throw notFound()
       return webhookRepresentation(webhook, hrefOf(request))
     })

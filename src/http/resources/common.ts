@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type Problem } from '../problem.js'
 import { problem } from '../error-catalogue.js'
 import { httpDate } from '../http-date.js'
+import { readDateTime } from '../date-time.js'
 import type { FieldIssue } from '../../domain/vaga.js'
 import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 
@@ -38,19 +39,14 @@ export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 86
 export const ChangedAfterFilter = {
   atualizadoApos: Type.Optional(Type.String({
     format: 'date-time',
-    description: 'Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.',
+    description: 'Only the items whose `atualizadoEm` is after this instant (RFC 3339, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; pass the newest `atualizadoEm` already seen). A removed item is not listed.',
     examples: ['2026-05-04T13:45:12.345Z']
   }))
 }
 
-/** The instant of `atualizadoApos` as the API writes instants (UTC, milliseconds); 400 for one no clock shows (a leap second). */
+/** The instant of `atualizadoApos` as the API writes instants (UTC, milliseconds); its format took only those readDateTime reads. */
 export function changedAfter (value: string | undefined): IsoTimestamp | undefined {
-  if (value === undefined) return undefined
-  const instant = new Date(value)
-  if (Number.isNaN(instant.getTime())) {
-    throw problem('ValidationFailed', { detail: 'The request querystring is invalid.', errors: [{ in: 'querystring', field: '/atualizadoApos', message: 'must be an instant that exists' }] })
-  }
-  return instant.toISOString()
+  return value === undefined ? undefined : readDateTime(value)!.toISOString()
 }
 
 export const LinkSchema = Type.Object({

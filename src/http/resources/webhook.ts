@@ -7,12 +7,15 @@ import { Id, Links, NullableString, StringEnum, Timestamp } from './common.js'
 
 export const webhookPath = (id: string): string => `/webhooks/${id}`
 
-const Url = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2000, description: 'Where deliveries are POSTed: an http:// or https:// URL reaching a public address', examples: ['https://example.com/hooks/recrutamento'] })
+const URL_FIELDS = { format: 'uri', maxLength: 2000, examples: ['https://example.com/hooks/recrutamento'] }
+// A scheme is any case (RFC 3986); the subscription keeps the URL as URL parsing writes it, so the one shown is in lower case.
+const TargetUrl = Type.String({ ...URL_FIELDS, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description: 'Where deliveries are POSTed: an http:// or https:// URL (the scheme in any case) reaching a public address' })
+const Url = Type.String({ ...URL_FIELDS, pattern: '^https?://', description: 'Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it' })
 const Tipos = Type.Array(EventTypeSchema, { uniqueItems: true, maxItems: 50, description: 'The event types delivered; empty: every type' })
 const Ativo = Type.Boolean({ description: 'Whether events are delivered; turning it on again forgets past failures' })
 
-export const WebhookCreateSchema = Type.Object({ url: Url, tipos: Type.Optional(Tipos), ativo: Type.Optional(Ativo) }, { additionalProperties: false })
-export const WebhookPatchSchema = Type.Object({ url: Type.Optional(Url), tipos: Type.Optional(Tipos), ativo: Type.Optional(Ativo) }, { additionalProperties: false, minProperties: 1 })
+export const WebhookCreateSchema = Type.Object({ url: TargetUrl, tipos: Type.Optional(Tipos), ativo: Type.Optional(Ativo) }, { additionalProperties: false })
+export const WebhookPatchSchema = Type.Object({ url: Type.Optional(TargetUrl), tipos: Type.Optional(Tipos), ativo: Type.Optional(Ativo) }, { additionalProperties: false, minProperties: 1 })
 
 export const WebhookSchema = Type.Object({
   id: Id,

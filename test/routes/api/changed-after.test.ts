@@ -76,10 +76,55 @@ async function changedAfterFilters (t: Test, env: Record<string, string>): Promi
   }
 }
 
+// Instants the date-time format takes whose UTC year PostgreSQL cannot hold: year 0, or past 9999.
+const OUT_OF_RANGE = ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '9999-12-31T23:59:59-01:00']
+// The first and last instants it takes, written in UTC and with offsets.
+const AT_THE_BOUNDS = ['0001-01-01T00:00:00Z', '0000-12-31T23:00:00-01:00', '9999-12-31T23:59:59.999Z', '9999-12-31T22:59:59.999-01:00']
+
+// Other forms RFC 3339 takes, and the instant each names: JavaScript's own parser read the first as 2001.
+const OTHER_FORMS = [['0001-01-01 00:00:00Z', '0001-01-01T00:00:00.000Z'], ['0049-06-01t00:00:00.5+01', '0049-05-31T23:00:00.500Z'], ['0050-01-01T00:00:00-0130', '0050-01-01T01:30:00.000Z']]
+
+async function instantsAtTheEdges (t: Test, env: Record<string, string>): Promise<void> {
+  const app: FastifyInstance = await build(t, { env })
+  await app.health.lifecycle.reached('serving')
+  const headers = await bearer({ scope: ALL })
+  const created = await app.inject({ method: 'POST', url: '/api/v2/vagas', headers, payload: { titulo: 'Backend' } })
+  assert.equal(created.statusCode, 201, created.body)
+  const vagaId: string = created.json().id
+  const lists = ['/vagas', '/candidatos', `/vagas/${vagaId}/candidatos`].flatMap(path => ['v1', 'v2'].map(version => `/api/${version}${path}`))
+
+  for (const list of lists) {
+    for (const instant of OUT_OF_RANGE) {
+      const res = await app.inject({ url: `${list}?atualizadoApos=${encodeURIComponent(instant)}`, headers })
+      t.equal(res.statusCode, 400, `${list} ${instant}: 400 (${res.body.slice(0, 120)})`)
+      t.match(res.headers['content-type'], /^application\/problem\+json/)
+      t.match(res.json(), { code: 'ValidationFailed', errors: [{ in: 'querystring', field: '/atualizadoApos', message: /0001-01-01T00:00:00Z.*9999-12-31T23:59:59.999Z/ }] },
+        `${list} ${instant}: says which instants are taken`)
+    }
+    for (const instant of AT_THE_BOUNDS) {
+      const res = await app.inject({ url: `${list}?atualizadoApos=${encodeURIComponent(instant)}`, headers })
+      t.equal(res.statusCode, 200, `${list} ${instant}: 200 (${res.body.slice(0, 120)})`)
+    }
+    for (const [written, instant] of OTHER_FORMS) {
+      const res = await app.inject({ url: `${list}?atualizadoApos=${encodeURIComponent(written!)}`, headers })
+      const self = (res.json() as Page).links.find(link => link.rel === 'self')?.href
+      t.ok(self?.includes(`atualizadoApos=${encodeURIComponent(instant!)}`), `${list} ${written}: read as ${instant} (${self})`)
+    }
+  }
+}
+
 t.test('atualizadoApos on the embedded database', async t => { await changedAfterFilters(t, {}) })
 
 t.test('atualizadoApos on PostgreSQL', async t => {
   const url = await freshPostgresDatabase(t)
   if (url === undefined) return
   await changedAfterFilters(t, { DATABASE_URL: url })
+})
+
+t.test('atualizadoApos outside the years 1 to 9999 is refused on every list, and every form is read as written, on the embedded database', async t => { await instantsAtTheEdges(t, {}) })
+
+t.test('atualizadoApos outside the years 1 to 9999 is refused on every list, and every form is read as written, on PostgreSQL', async t => {
+  const url = await freshPostgresDatabase(t)
+  if (url === undefined) return
+  await instantsAtTheEdges(t, { DATABASE_URL: url })
 })

@@ -92,6 +92,31 @@ t.test('a change of URL is checked the same way', async t => {
   t.match(res.json(), { status: 422, code: 'WebhookTargetRefused' })
 })
 
+t.test('the scheme is taken in any case, and the URL kept as URL parsing writes it', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  const headers = await bearer({ scope: SCOPE })
+  const created = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'HTTP://127.0.0.1:9/Hook' } })
+  t.equal(created.statusCode, 201, created.body)
+  const { id } = created.json()
+  t.equal(created.json().url, 'http://127.0.0.1:9/Hook', 'the scheme in lower case, the path as sent')
+  t.equal((await service.inject({ url: `/api/v2/webhooks/${id}`, headers })).json().url, 'http://127.0.0.1:9/Hook', 'and so it is stored')
+
+  const changed = await service.inject({ method: 'PATCH', url: `/api/v2/webhooks/${id}`, headers, payload: { url: 'HtTpS://LocalHost:8443' } })
+  t.equal(changed.statusCode, 200, changed.body)
+  t.equal(changed.json().url, 'https://localhost:8443/', 'a change too')
+  t.equal((await service.inject({ method: 'PATCH', url: `/api/v2/webhooks/${id}`, headers, payload: { ativo: false } })).json().url, 'https://localhost:8443/', 'a change without a URL keeps it')
+
+  const other = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'FTP://example.com/' } })
+  t.match(other.json(), { status: 400, code: 'ValidationFailed', errors: [{ field: '/url' }] }, 'another scheme is still refused')
+})
+
+t.test('a scheme in upper case does not pass a target that is not public', async t => {
+  const service = await app(t)
+  const headers = await bearer({ scope: SCOPE })
+  const res = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'HTTP://127.0.0.1/hook' } })
+  t.match(res.json(), { status: 422, code: 'WebhookTargetRefused' })
+})
+
 // On PostgreSQL the creations run in transactions side by side: only the lock keeps them to the cap.
 for (const database of ['embedded', 'PostgreSQL'] as const) {
   t.test(`past WEBHOOK_MAX_SUBSCRIPTIONS a new subscription is refused, also when several arrive at once, on ${database}`, async t => {

@@ -3870,7 +3870,7 @@ export interface operations {
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
                 /**
-                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @description Only the items whose `atualizadoEm` is after this instant (RFC 3339, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; pass the newest `atualizadoEm` already seen). A removed item is not listed.
                  * @example 2026-05-04T13:45:12.345Z
                  */
                 atualizadoApos?: string;
@@ -6324,7 +6324,7 @@ export interface operations {
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
                 /**
-                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @description Only the items whose `atualizadoEm` is after this instant (RFC 3339, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; pass the newest `atualizadoEm` already seen). A removed item is not listed.
                  * @example 2026-05-04T13:45:12.345Z
                  */
                 atualizadoApos?: string;
@@ -6721,7 +6721,7 @@ export interface operations {
                 /** @description Start of the title, any case */
                 q?: string;
                 /**
-                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @description Only the items whose `atualizadoEm` is after this instant (RFC 3339, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; pass the newest `atualizadoEm` already seen). A removed item is not listed.
                  * @example 2026-05-04T13:45:12.345Z
                  */
                 atualizadoApos?: string;

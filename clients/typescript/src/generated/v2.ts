@@ -4395,7 +4395,7 @@ export interface operations {
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
                 /**
-                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @description Only the items whose `atualizadoEm` is after this instant (RFC 3339, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; pass the newest `atualizadoEm` already seen). A removed item is not listed.
                  * @example 2026-05-04T13:45:12.345Z
                  */
                 atualizadoApos?: string;
@@ -6866,7 +6866,7 @@ export interface operations {
                 /** @description Start of the name or of the e-mail address, any case */
                 q?: string;
                 /**
-                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @description Only the items whose `atualizadoEm` is after this instant (RFC 3339, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; pass the newest `atualizadoEm` already seen). A removed item is not listed.
                  * @example 2026-05-04T13:45:12.345Z
                  */
                 atualizadoApos?: string;
@@ -7266,7 +7266,7 @@ export interface operations {
                 /** @description Start of the title, any case */
                 q?: string;
                 /**
-                 * @description Only the items whose `atualizadoEm` is after this instant (ISO 8601; pass the newest `atualizadoEm` already seen). A removed item is not listed.
+                 * @description Only the items whose `atualizadoEm` is after this instant (RFC 3339, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z; pass the newest `atualizadoEm` already seen). A removed item is not listed.
                  * @example 2026-05-04T13:45:12.345Z
                  */
                 atualizadoApos?: string;
@@ -9500,7 +9500,7 @@ export interface operations {
                             id: string;
                             /**
                              * Format: uri
-                             * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                             * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                              * @example https://example.com/hooks/recrutamento
                              */
                             url: string;
@@ -9750,7 +9750,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                     * @description Where deliveries are POSTed: an http:// or https:// URL (the scheme in any case) reaching a public address
                      * @example https://example.com/hooks/recrutamento
                      */
                     url: string;
@@ -9782,7 +9782,7 @@ export interface operations {
                         id: string;
                         /**
                          * Format: uri
-                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                          * @example https://example.com/hooks/recrutamento
                          */
                         url: string;
@@ -10153,7 +10153,7 @@ export interface operations {
                         id: string;
                         /**
                          * Format: uri
-                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                          * @example https://example.com/hooks/recrutamento
                          */
                         url: string;
@@ -10779,7 +10779,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uri
-                     * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                     * @description Where deliveries are POSTed: an http:// or https:// URL (the scheme in any case) reaching a public address
                      * @example https://example.com/hooks/recrutamento
                      */
                     url?: string;
@@ -10811,7 +10811,7 @@ export interface operations {
                         id: string;
                         /**
                          * Format: uri
-                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address
+                         * @description Where deliveries are POSTed: an http:// or https:// URL reaching a public address, as URL parsing writes it
                          * @example https://example.com/hooks/recrutamento
                          */
                         url: string;
