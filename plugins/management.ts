@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
+import { isLoopback } from '../src/auth/transport.js'
 import { buildInfo } from '../src/build-info.js'
 import { ConfigError } from '../src/config.js'
 import { healthRouteSchema } from '../src/health/route-schema.js'
@@ -82,6 +83,11 @@ async function managementListener (fastify: FastifyInstance): Promise<void> {
       await management.listen({ ...address, listenTextResolver: url => `management listener at ${url}` })
     } catch (error) {
       throw new ConfigError(listenFailure(error, address, 'MANAGEMENT_HOST, MANAGEMENT_PORT'))
+    }
+    // Reachable from beyond this machine, it hands anyone there what a token guards on the service's port.
+    const exposed = management.addresses().flatMap(bound => typeof bound === 'string' || isLoopback(bound.address) ? [] : [bound.address])
+    if (exposed.length > 0) {
+      fastify.log.warn({ managementHost: config.MANAGEMENT_HOST, addresses: exposed }, 'the management listener is bound beyond loopback: it serves health details and metrics without a token')
     }
   })
   fastify.addHook('onClose', async () => { await management.close() })

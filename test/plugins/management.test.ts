@@ -126,3 +126,17 @@ t.test('a connection silent on the management listener is closed after NEW_CONNE
   t.ok(Date.now() - opened >= 900, 'not before its time')
   t.notOk(spoke.closed(), 'the connection that sent a request stays open')
 })
+
+t.test('a non-loopback MANAGEMENT_HOST logs one warning that the listener serves health details and metrics without a token', async t => {
+  const warnings = async (host: string): Promise<string[]> => {
+    const lines: Array<{ level: number, msg: string }> = []
+    const app = await build(t, { env: { MANAGEMENT_PORT: '0', MANAGEMENT_HOST: host, LOG_LEVEL: 'warn' }, logStream: { write: line => { lines.push(JSON.parse(line)) } } })
+    await app.close()
+    return lines.filter(line => line.level === 40 && /management/.test(line.msg)).map(line => line.msg)
+  }
+  const wide = await warnings('0.0.0.0')
+  t.equal(wide.length, 1, `one warning: ${JSON.stringify(wide)}`)
+  t.match(wide[0], /health details and metrics without a token/)
+  t.same(await warnings('127.0.0.1'), [], 'none on loopback')
+  t.same(await warnings('localhost'), [], 'none on a name for loopback')
+})
