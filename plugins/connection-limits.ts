@@ -1,14 +1,15 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Socket } from 'node:net'
-import type { TLSSocket } from 'node:tls'
 import { limitConnections, type OpenConnections } from '../src/http/connection-limits.js'
-import { connectionCap, openFileLimit } from '../src/http/descriptor-limit.js'
+import { guardConnections } from '../src/http/connection-guard.js'
+import { connectionCap, openFileLimit, shareConnections, type ConnectionCaps } from '../src/http/descriptor-limit.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The server's open connections (plugins/connection-drain.ts closes those at rest at shutdown). */
     openConnections: OpenConnections
+    /** The connections the service's port and the management listener may each hold: one budget, shared. */
+    connectionCaps: ConnectionCaps
   }
 }
 
@@ -23,29 +24,17 @@ async function connectionLimits (fastify: FastifyInstance): Promise<void> {
   fastify.decorate('openConnections', open)
 
   // Connections past the cap are closed as they arrive: the descriptors the process needs for its
-  // own work (database, Redis, log) are never all taken by idle sockets.
+  // own work (database, Redis, log) are never all taken by idle sockets. The management listener
+  // (plugins/management.ts) takes its share of the same budget.
   const openFiles = openFileLimit()
-  const cap = config.MAX_CONNECTIONS > 0 ? config.MAX_CONNECTIONS : openFiles === undefined ? undefined : connectionCap(openFiles)
-  if (cap !== undefined) fastify.server.maxConnections = cap
+  const budget = config.MAX_CONNECTIONS > 0 ? config.MAX_CONNECTIONS : openFiles === undefined ? undefined : connectionCap(openFiles)
+  const caps = shareConnections(budget, config.MANAGEMENT_PORT !== undefined)
+  fastify.decorate('connectionCaps', caps)
+  guardConnections(fastify.server, { maxConnections: caps.api, silentForMs: config.NEW_CONNECTION_TIMEOUT })
   // Said once the instance is ready: a start that fails stays one line.
-  fastify.addHook('onReady', async () => { fastify.log.info({ maxConnections: cap ?? null, openFileLimit: openFiles ?? null }, 'connection cap') })
-
-  // A connection that sends nothing is closed after NEW_CONNECTION_TIMEOUT: until its first byte
-  // no request timeout applies to it, and thousands of silent sockets would each hold memory and a
-  // descriptor. Nothing is read from the socket here; Node's parser reads it as ever.
-  // Over HTTPS the handshake is not a request: the connection must also send a byte of its own once
-  // it is encrypted.
-  const silentFor = config.NEW_CONNECTION_TIMEOUT
-  const closeIfSilent = (socket: Socket, spoke: () => boolean): void => {
-    const timer = setTimeout(() => { if (!spoke()) socket.destroy() }, silentFor)
-    timer.unref()
-    socket.once('close', () => { clearTimeout(timer) })
-  }
-  fastify.server.on('connection', (socket: Socket) => { closeIfSilent(socket, () => socket.bytesRead > 0) })
-  fastify.server.on('secureConnection', (socket: TLSSocket) => {
-    let spoke = false
-    socket.once('data', () => { spoke = true })
-    closeIfSilent(socket, () => spoke)
+  fastify.addHook('onReady', async () => {
+    const management = caps.management === undefined ? {} : { managementMaxConnections: caps.management }
+    fastify.log.info({ maxConnections: caps.api ?? null, ...management, openFileLimit: openFiles ?? null }, 'connection cap')
   })
 }
 

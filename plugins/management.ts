@@ -1,12 +1,14 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
+import { isLoopback } from '../src/auth/transport.js'
 import { buildInfo } from '../src/build-info.js'
 import { ConfigError } from '../src/config.js'
 import { healthRouteSchema } from '../src/health/route-schema.js'
 import { StatusWithChecks } from '../src/health/schemas.js'
 import { readinessAnswer } from '../src/health/readiness-answer.js'
 import { problem } from '../src/http/error-catalogue.js'
+import { guardConnections } from '../src/http/connection-guard.js'
 import { listenFailure } from '../src/http/listen-failure.js'
 import { serverOptions } from '../src/server-options.js'
 import configPlugin from './config.js'
@@ -55,6 +57,9 @@ async function managementListener (fastify: FastifyInstance): Promise<void> {
   const { http, requestTimeout, keepAliveTimeout, connectionTimeout, clientErrorHandler, genReqId, requestIdHeader } = serverOptions(config)
   const limits = { http, requestTimeout, keepAliveTimeout, connectionTimeout, clientErrorHandler, genReqId, requestIdHeader }
   const management = Fastify({ ...limits, loggerInstance: fastify.log.child({ listener: 'management' }), bodyLimit: 1024 }) as unknown as FastifyInstance
+  // Its share of the service's connection budget, and the same close for silent connections: a
+  // flood here never takes the descriptors the service's port needs, nor the other way round.
+  guardConnections(management.server, { maxConnections: fastify.connectionCaps.management, silentForMs: config.NEW_CONNECTION_TIMEOUT })
   management.decorate('health', fastify.health)
   management.decorate('metricsRegistry', fastify.metricsRegistry)
   await management.register(configPlugin, { config })
@@ -79,8 +84,13 @@ async function managementListener (fastify: FastifyInstance): Promise<void> {
     } catch (error) {
       throw new ConfigError(listenFailure(error, address, 'MANAGEMENT_HOST, MANAGEMENT_PORT'))
     }
+    // Reachable from beyond this machine, it hands anyone there what a token guards on the service's port.
+    const exposed = management.addresses().flatMap(bound => typeof bound === 'string' || isLoopback(bound.address) ? [] : [bound.address])
+    if (exposed.length > 0) {
+      fastify.log.warn({ managementHost: config.MANAGEMENT_HOST, addresses: exposed }, 'the management listener is bound beyond loopback: it serves health details and metrics without a token')
+    }
   })
   fastify.addHook('onClose', async () => { await management.close() })
 }
 
-export default fp(managementListener, { name: 'management', fastify: '5.x', dependencies: ['config', 'health', 'metrics'] })
+export default fp(managementListener, { name: 'management', fastify: '5.x', dependencies: ['config', 'connection-limits', 'health', 'metrics'] })

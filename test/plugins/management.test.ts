@@ -1,7 +1,7 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError } from '../../src/config.js'
@@ -15,6 +15,17 @@ function managementUrl (app: FastifyInstance): string {
   assert.ok(app.management !== null, 'the management listener is on')
   const { port } = app.management.server.address() as AddressInfo
   return `http://127.0.0.1:${port}`
+}
+
+/** A raw connection to the management listener, and whether it has been closed. */
+async function openTo (t: { teardown: (fn: () => void) => void }, app: FastifyInstance): Promise<{ socket: Socket, closed: () => boolean }> {
+  const socket = connect(Number(new URL(managementUrl(app)).port), '127.0.0.1')
+  socket.on('error', () => {})
+  t.teardown(() => { socket.destroy() })
+  let closed = false
+  socket.once('close', () => { closed = true })
+  await new Promise(resolve => socket.once('connect', resolve))
+  return { socket, closed: () => closed }
 }
 
 async function whenReady (app: FastifyInstance): Promise<void> {
@@ -101,4 +112,31 @@ t.test('the management port must differ from the service ports', async t => {
   t.throws(() => testConfig({ PORT: '8080', MANAGEMENT_PORT: '8080' }), new ConfigError('MANAGEMENT_PORT=8080 is also PORT: the management listener needs a port of its own'))
   t.throws(() => testConfig({ GRPC_PORT: '9000', MANAGEMENT_PORT: '9000' }), new ConfigError('MANAGEMENT_PORT=9000 is also GRPC_PORT: the management listener needs a port of its own'))
   t.equal(testConfig({ MANAGEMENT_PORT: '9464' }).MANAGEMENT_HOST, '127.0.0.1', 'bound to loopback unless MANAGEMENT_HOST says otherwise')
+})
+
+t.test('a connection silent on the management listener is closed after NEW_CONNECTION_TIMEOUT; one that sent a request is not', async t => {
+  const app = await build(t, { env: { MANAGEMENT_PORT: '0', NEW_CONNECTION_TIMEOUT: '1000' } })
+  const opened = Date.now()
+  const silent = await openTo(t, app)
+  const spoke = await openTo(t, app)
+  spoke.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n')
+  const answer = await new Promise<string>(resolve => spoke.socket.once('data', chunk => { resolve(String(chunk)) }))
+  t.match(answer, /^HTTP\/1\.1 200 /)
+  await eventually(() => { assert.ok(silent.closed(), 'the silent connection is still open') }, { timeout: 15_000, interval: 50 })
+  t.ok(Date.now() - opened >= 900, 'not before its time')
+  t.notOk(spoke.closed(), 'the connection that sent a request stays open')
+})
+
+t.test('a non-loopback MANAGEMENT_HOST logs one warning that the listener serves health details and metrics without a token', async t => {
+  const warnings = async (host: string): Promise<string[]> => {
+    const lines: Array<{ level: number, msg: string }> = []
+    const app = await build(t, { env: { MANAGEMENT_PORT: '0', MANAGEMENT_HOST: host, LOG_LEVEL: 'warn' }, logStream: { write: line => { lines.push(JSON.parse(line)) } } })
+    await app.close()
+    return lines.filter(line => line.level === 40 && /management/.test(line.msg)).map(line => line.msg)
+  }
+  const wide = await warnings('0.0.0.0')
+  t.equal(wide.length, 1, `one warning: ${JSON.stringify(wide)}`)
+  t.match(wide[0], /health details and metrics without a token/)
+  t.same(await warnings('127.0.0.1'), [], 'none on loopback')
+  t.same(await warnings('localhost'), [], 'none on a name for loopback')
 })
