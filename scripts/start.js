@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs a compiled entry point (default: the server), compiling first when dist/ is missing or older
 // than the TypeScript sources, so `npm ci && npm start` works on a fresh clone.
+import './require-node.js'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { compileWhenStale } from './compile.js'
