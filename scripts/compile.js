@@ -1,9 +1,11 @@
 // Keeps dist/ up to date with the TypeScript sources for scripts/start.js: compiles when dist/ is
-// missing or older than the sources, then writes its build info as `npm run build` does.
+// missing or older than the sources, then writes its build info as `npm run build` does. Run alone
+// (`node scripts/compile.js`), it brings dist/ up to date and starts nothing.
 import { execFileSync } from 'node:child_process'
 import { existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
 import { writeBuildInfo } from './build-info.js'
 
 const SOURCE_DIRS = ['src', 'plugins', 'routes']
@@ -80,3 +82,5 @@ export async function compileWhenStale (root, entry) {
     writeBuildInfo(root)
   })
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await compileWhenStale(resolve(import.meta.dirname, '..'), 'src/server.js')
