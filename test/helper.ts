@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { SignJWT, type CryptoKey, type KeyObject } from 'jose'
@@ -7,6 +8,7 @@ import { serverOptions } from '../src/server-options.js'
 import { setRoutePolicyDefaults } from '../src/http/route-policy.js'
 import type { ApiVersionRow } from '../src/versioning/versions.js'
 import { emptyDataDir, freshDataDir } from './support/pglite-template.js'
+import { deleteRedisKeys } from './support/services.js'
 import { sharedEmbeddedDatabase } from './support/shared-embedded-database.js'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
@@ -98,9 +100,14 @@ export async function bearer (options: MintOptions = {}): Promise<{ authorizatio
 /** The URL of a real service a test needs, or undefined after a visible skip (a failure under CI). */
 export { requireService as serviceUrl } from './support/services.js'
 
-/** A key prefix no other test file or run shares, for tests on the shared Redis. */
-export function uniqueRedisPrefix (name: string): string {
-  return `test:${name}:${process.pid}:${Date.now().toString(36)}:`
+/**
+ * A key prefix no other test or run shares, for tests on the shared Redis at `url`; every key under it
+ * is deleted when the test ends. Called before `build`, its cleanup runs after the apps have closed.
+ */
+export function uniqueRedisPrefix (t: Teardown, url: string, name: string): string {
+  const prefix = `test:${name}:${process.pid}:${Date.now().toString(36)}${randomBytes(3).toString('hex')}:`
+  t.teardown(async () => await deleteRedisKeys(url, `${prefix}*`))
+  return prefix
 }
 
 /** Builds the whole app with explicit settings and closes it when the test ends. */

@@ -100,6 +100,8 @@ t.test('two instances behind HAProxy', async t => {
   const databaseUrl = await freshPostgresDatabase(t)
   const redisUrl = requireService(t, 'TEST_REDIS_URL')
   if (databaseUrl === undefined || redisUrl === undefined) return
+  // Taken first, so its keys are deleted after the instances stopped.
+  const redisKeyPrefix = uniqueRedisPrefix(t, redisUrl, 'cluster')
 
   const dir = await mkdtemp(join(tmpdir(), 'cluster-'))
   const children: Child[] = []
@@ -121,7 +123,7 @@ t.test('two instances behind HAProxy', async t => {
 
   const shared = {
     REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: uniqueRedisPrefix('cluster'),
+    REDIS_KEY_PREFIX: redisKeyPrefix,
     AUTH_JWT_SECRET: TEST_JWT_SECRET,
     TRUST_PROXY: '127.0.0.1',
     RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),

@@ -14,7 +14,7 @@ t.test('Redis lost: ready stays 200 as Degraded with checks.cache not Healthy; b
   const url = requireService(t, 'TEST_REDIS_URL')
   if (url === undefined) return
   const { proxy, url: viaProxy } = await forwardedService(t, url, 6379)
-  const app = await build(t, { env: { REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix('cache-health'), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
+  const app = await build(t, { env: { REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, url, 'cache-health'), HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' } })
   const until = async (status: string): Promise<void> => {
     await eventually(async () => { assert.equal((await app.inject('/health/ready')).json().status, status, `waiting for ready ${status}`) }, { timeout: 15_000, interval: 100 })
   }

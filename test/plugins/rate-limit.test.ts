@@ -106,7 +106,7 @@ t.test('RATE_LIMIT_MAX=0 turns rate limiting off', async t => {
 t.test('with Redis: two instances share one budget', async t => {
   const url = serviceUrl(t, 'TEST_REDIS_URL')
   if (url === undefined) return
-  const prefix = uniqueRedisPrefix('rate-limit')
+  const prefix = uniqueRedisPrefix(t, url, 'rate-limit')
   // This test is about sharing, not faults: a busy test machine may hold an answer past the 100 ms default.
   const env = { REDIS_URL: url, REDIS_KEY_PREFIX: prefix, RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW: '30000', REDIS_COMMAND_TIMEOUT_MS: '5000' }
   const one = await build(t, { env, extraRoutes: thingsRoute })
@@ -150,7 +150,7 @@ t.test('a Redis that stops answering delays no request beyond a short bound', as
   const relay = await startTcpRelay(target.hostname, Number(target.port || 6379))
   t.teardown(() => relay.close())
   const app = await build(t, {
-    env: { REDIS_URL: `redis://127.0.0.1:${relay.port}`, REDIS_KEY_PREFIX: uniqueRedisPrefix('rate-limit-hang'), RATE_LIMIT_MAX: '11' },
+    env: { REDIS_URL: `redis://127.0.0.1:${relay.port}`, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, url, 'rate-limit-hang'), RATE_LIMIT_MAX: '11' },
     extraRoutes: thingsRoute
   })
   await untilRedisReady(t, app)

@@ -10,7 +10,7 @@ t.test('without REDIS_URL the decorator is null', async t => {
 t.test('with REDIS_URL the shared client works, prefixes keys, and is closed with the app', async t => {
   const url = serviceUrl(t, 'TEST_REDIS_URL')
   if (url === undefined) return
-  const prefix = uniqueRedisPrefix('redis-plugin')
+  const prefix = uniqueRedisPrefix(t, url, 'redis-plugin')
   // About the client, not faults: a busy test machine may hold an answer past the 100 ms default.
   const app = await build(t, { env: { REDIS_URL: url, REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '5000' } })
   t.ok(app.redis)

@@ -93,7 +93,7 @@ t.test('with Redis every instance of the service sees every heartbeat', async t 
   const url = requireService(t, 'TEST_REDIS_URL')
   if (url === undefined) return
   // A command slower than the default limit, as on a busy machine, would keep the beat local.
-  const env = { ...FAST, REDIS_URL: url, REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats'), REDIS_COMMAND_TIMEOUT_MS: BUSY_MACHINE_REDIS_TIMEOUT_MS }
+  const env = { ...FAST, REDIS_URL: url, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, url, 'heartbeats'), REDIS_COMMAND_TIMEOUT_MS: BUSY_MACHINE_REDIS_TIMEOUT_MS }
   const first = await build(t, { env })
   const second = await build(t, { env })
   // Both are connected to Redis before the heartbeat is sent.
@@ -106,7 +106,7 @@ t.test('Redis lost: heartbeats are still accepted and the workers dependency fal
   const url = requireService(t, 'TEST_REDIS_URL')
   if (url === undefined) return
   const { proxy, url: viaProxy } = await forwardedService(t, url, 6379)
-  const app = await build(t, { env: { ...FAST, REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats-lost') } })
+  const app = await build(t, { env: { ...FAST, REDIS_URL: viaProxy, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, url, 'heartbeats-lost') } })
   await untilCacheHealthy(app)
   await proxy.down()
   const started = Date.now()
@@ -144,7 +144,7 @@ for (const withRedis of [false, true]) {
   t.test(`instances are bounded by HEARTBEAT_MAX_INSTANCES, the longest silent going first, and /health/deep stays small${withRedis ? ', through Redis' : ''}`, async t => {
     const redisUrl = withRedis ? requireService(t, 'TEST_REDIS_URL') : undefined
     if (withRedis && redisUrl === undefined) return
-    const app = await build(t, { env: { ...FAST, RATE_LIMIT_MAX: '0', HEARTBEAT_MAX_INSTANCES: '300', ...(redisUrl !== undefined && { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: uniqueRedisPrefix('heartbeats-bound'), REDIS_COMMAND_TIMEOUT_MS: BUSY_MACHINE_REDIS_TIMEOUT_MS }) } })
+    const app = await build(t, { env: { ...FAST, RATE_LIMIT_MAX: '0', HEARTBEAT_MAX_INSTANCES: '300', ...(redisUrl !== undefined && { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, redisUrl, 'heartbeats-bound'), REDIS_COMMAND_TIMEOUT_MS: BUSY_MACHINE_REDIS_TIMEOUT_MS }) } })
     if (withRedis) await untilCacheHealthy(app)
     await beatFrom(app, 0, 2000)
     const deep = await app.inject({ url: '/health/deep', headers: await bearer({ scope: 'health:read' }) })

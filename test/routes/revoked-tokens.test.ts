@@ -67,7 +67,7 @@ t.test('in Redis: a jti revoked on one instance is refused by another', async t 
   const url = serviceUrl(t, 'TEST_REDIS_URL')
   if (url === undefined) return
   // About sharing, not faults: a busy test machine may hold an answer past the 100 ms default.
-  const env = { REDIS_URL: url, REDIS_KEY_PREFIX: uniqueRedisPrefix('revoked-tokens'), REDIS_COMMAND_TIMEOUT_MS: '5000' }
+  const env = { REDIS_URL: url, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, url, 'revoked-tokens'), REDIS_COMMAND_TIMEOUT_MS: '5000' }
   const one = await build(t, { env, extraRoutes: routes })
   const two = await build(t, { env, extraRoutes: routes })
   t.equal(one.tokenDenyList.kind, 'redis')

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
 import pg from 'pg'
 import type { Test } from 'tap'
 
@@ -36,4 +37,17 @@ export async function freshPostgresDatabase (t: Test): Promise<string | undefine
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
   return url.toString()
+}
+
+/** Deletes the keys matching `pattern` on the Redis at `url`: a test's own keys on the shared Redis. */
+export async function deleteRedisKeys (url: string, pattern: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  try {
+    await redis.connect()
+    for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<string[]>) {
+      if (keys.length > 0) await redis.del(...keys)
+    }
+  } finally {
+    redis.disconnect()
+  }
 }

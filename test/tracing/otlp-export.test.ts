@@ -23,7 +23,7 @@ t.test('the server started as plain `node src/server`, without a preload, export
     OTEL_BSP_SCHEDULE_DELAY: '600000',
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: uniqueRedisPrefix('otlp-export'),
+    REDIS_KEY_PREFIX: uniqueRedisPrefix(t, redisUrl, 'otlp-export'),
     // A command past the default limit (a busy machine, a process just started) drops the connection
     // as hung, and the request's Redis work would fall back without a command, so without a span.
     REDIS_COMMAND_TIMEOUT_MS: '5000',

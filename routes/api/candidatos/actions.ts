@@ -4,7 +4,7 @@ import { ACTION_CALLS, needsTargetVaga, type ActionCall, type Refusal } from '..
 import { ifMatchPrecondition } from '../../../src/http/conditional.js'
 import { type Problem } from '../../../src/http/problem.js'
 import { problem } from '../../../src/http/error-catalogue.js'
-import { TargetVagaSchema, candidatoEtag, candidatoLastModified } from '../../../src/http/resources/candidato.js'
+import { TargetVagaSchema, candidatoDetailSchema, candidatoEtag, candidatoLastModified } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions, type CandidatoProfile } from '../../../src/http/resources/candidato-versions.js'
 import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
@@ -33,7 +33,8 @@ const actions: FastifyPluginAsyncTypebox = async (fastify) => {
   const { candidatos } = fastify.repositories
 
   const declare = (version: string, profile: CandidatoProfile, call: ActionCall) => {
-    const { schema: CandidatoSchema, toBody, showsVaga } = profile
+    const { toBody, showsVaga } = profile
+    const CandidatoSchema = candidatoDetailSchema(profile.schema)
     const post = call.method === 'POST'
     const withTarget = needsTargetVaga(call)
     const etagOf = (current: Parameters<typeof candidatoEtag>[0]) => candidatoEtag(current, version, showsVaga)

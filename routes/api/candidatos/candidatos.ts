@@ -5,7 +5,7 @@ import { candidatoIssues } from '../../../src/domain/candidato.js'
 import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
 import {
   CandidatoCreateSchema, CandidatoFilters, CandidatoPatchSchema, CandidatoReplaceSchema,
-  DEFAULT_CANDIDATO_SORT, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
+  DEFAULT_CANDIDATO_SORT, candidatoDetailSchema, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
 } from '../../../src/http/resources/candidato.js'
 import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
@@ -28,6 +28,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
   for (const { version, profile } of servedVersions(fastify.apiVersions, candidatoVersions)) {
     const constraints = { apiVersion: version }
     const { paging, schema: CandidatoSchema, toBody, showsVaga } = profile
+    const CandidatoDetailSchema = candidatoDetailSchema(CandidatoSchema)
     const etagOf = (candidato: CandidatoRecord) => candidatoEtag(candidato, version, showsVaga)
     const validators = (reply: FastifyReply, candidato: CandidatoRecord) => setValidators(reply, etagOf(candidato), candidatoLastModified(candidato, showsVaga))
 
@@ -74,7 +75,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         headers: IdempotencyHeaders,
         body: CandidatoCreateSchema,
         response: {
-          201: withHeaders(CandidatoSchema, 'The candidato was registered', { location: { type: 'string', description: 'The URL of the new candidato' } }),
+          201: withHeaders(CandidatoDetailSchema, 'The candidato was registered', { location: { type: 'string', description: 'The URL of the new candidato' } }),
           409: problemResponse('DuplicateEmail'),
           422: problemResponse('IdempotencyKeyReused')
         }
@@ -107,7 +108,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         tags,
         params: IdParams,
         headers: ConditionalHeaders,
-        response: { 200: withHeaders(CandidatoSchema, 'The candidato', ReadHeaders), 304: { description: 'The copy the client holds is current', type: 'null' } }
+        response: { 200: withHeaders(CandidatoDetailSchema, 'The candidato', ReadHeaders), 304: { description: 'The copy the client holds is current', type: 'null' } }
       }
     }, async (request, reply) => {
       const candidato = await candidatos.findById(request.params.id)
@@ -138,7 +139,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
       return toBody(candidato, href)
     }
     const writeResponses = {
-      200: withHeaders(CandidatoSchema, 'The candidato as changed'),
+      200: withHeaders(CandidatoDetailSchema, 'The candidato as changed'),
       409: problemResponse('DuplicateEmail'),
       412: problemResponse('PreconditionFailed')
     }

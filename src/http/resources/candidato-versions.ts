@@ -1,5 +1,5 @@
 // What a candidato is in each API version: the one place that says how the versions differ.
-import type { TSchema } from '@sinclair/typebox'
+import type { TObject } from '@sinclair/typebox'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
 import { versionedResource } from '../../versioning/profiles.js'
 import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV2 } from './candidato.js'
@@ -8,8 +8,8 @@ import type { Paging } from './collection.js'
 export interface CandidatoProfile {
   /** How `/candidatos` and `/vagas/{id}/candidatos` are paged. */
   paging: Paging
-  /** The representation's schema, in every answer that carries a candidato. */
-  schema: TSchema
+  /** The representation's schema, in every answer that carries a candidato (one alone adds its `historico`: candidatoDetailSchema). */
+  schema: TObject
   /** A list item is a CandidatoRecord (no history); a single candidato, a CandidatoDetail. */
   toBody: (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string) => unknown
   /** The representation shows fields of the candidato's vaga: its ETag and Last-Modified follow the vaga too. */

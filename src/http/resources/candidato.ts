@@ -1,5 +1,5 @@
 // The candidato representations: v1 names the vaga by id, v2 embeds a summary of it.
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
 import { allowedCalls, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
 import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
@@ -31,7 +31,7 @@ const HistoricoSchema = Type.Array(Type.Object({
   vagaId: NullableId(),
   ator: Type.String({ description: 'Who acted: the token\'s `sub`, else `client:<client_id>`; `%`, `:` and `@` percent-encoded, then `@<iss>` when the issuer is not the configured one' }),
   em: Timestamp
-}), { description: 'Every action on the candidato, oldest first (single-resource representations only)' })
+}), { description: 'Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event' })
 
 const common = {
   id: Id,
@@ -55,6 +55,11 @@ export const CandidatoV2Schema = Type.Object({
   ...common,
   vaga: Type.Union([VagaSummarySchema, Type.Null()])
 }, { description: 'A candidate (API 2.0): the vaga is embedded as a summary' })
+
+/** The schema of an answer that carries one candidato (read, created, changed or acted on): the version's representation, `historico` always in it. */
+export function candidatoDetailSchema (schema: TObject): TSchema {
+  return Type.Object({ ...schema.properties, historico: HistoricoSchema }, { description: `${schema.description ?? 'A candidate'}, with its history` })
+}
 
 export type CandidatoV1Body = Static<typeof CandidatoV1Schema>
 export type CandidatoV2Body = Static<typeof CandidatoV2Schema>

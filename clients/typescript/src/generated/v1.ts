@@ -894,8 +894,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -1377,8 +1377,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -2214,8 +2214,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -3067,8 +3067,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -3945,7 +3945,7 @@ export interface operations {
                              * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
-                            /** @description Every action on the candidato, oldest first (single-resource representations only) */
+                            /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
                             historico?: {
                                 /** @enum {string} */
                                 acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
@@ -4298,8 +4298,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -4712,8 +4712,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -5100,8 +5100,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -5929,8 +5929,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -6400,7 +6400,7 @@ export interface operations {
                              * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
-                            /** @description Every action on the candidato, oldest first (single-resource representations only) */
+                            /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
                             historico?: {
                                 /** @enum {string} */
                                 acao: "candidatar" | "aprovar" | "reprovar" | "transferir";

@@ -604,7 +604,7 @@ export interface operations {
                                  * @example 2026-05-04T13:45:12.345Z
                                  */
                                 atualizadoEm: string;
-                                /** @description Every action on the candidato, oldest first (single-resource representations only) */
+                                /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
                                 historico?: {
                                     /** @enum {string} */
                                     acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
@@ -1411,8 +1411,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -1899,8 +1899,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -2735,8 +2735,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -3587,8 +3587,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -4464,7 +4464,7 @@ export interface operations {
                              * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
-                            /** @description Every action on the candidato, oldest first (single-resource representations only) */
+                            /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
                             historico?: {
                                 /** @enum {string} */
                                 acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
@@ -4820,8 +4820,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -5239,8 +5239,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -5632,8 +5632,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -6460,8 +6460,8 @@ export interface operations {
                          * @example 2026-05-04T13:45:12.345Z
                          */
                         atualizadoEm: string;
-                        /** @description Every action on the candidato, oldest first (single-resource representations only) */
-                        historico?: {
+                        /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
+                        historico: {
                             /** @enum {string} */
                             acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
                             /**
@@ -6936,7 +6936,7 @@ export interface operations {
                              * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
-                            /** @description Every action on the candidato, oldest first (single-resource representations only) */
+                            /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
                             historico?: {
                                 /** @enum {string} */
                                 acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
@@ -11923,7 +11923,7 @@ export interface operations {
                              * @example 2026-05-04T13:45:12.345Z
                              */
                             atualizadoEm: string;
-                            /** @description Every action on the candidato, oldest first (single-resource representations only) */
+                            /** @description Every action on the candidato, oldest first: in every answer that carries one candidato, never in a list or an event */
                             historico?: {
                                 /** @enum {string} */
                                 acao: "candidatar" | "aprovar" | "reprovar" | "transferir";
