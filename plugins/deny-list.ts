@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { createMemoryDenyList, type DenyList } from '../src/auth/deny-list.js'
 import { ReplicatedDenyList } from '../src/auth/replicated-deny-list.js'
 import { logCause } from '../src/health/log-cause.js'
+import { tightenOnceServing } from '../src/cache/boot-timeouts.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -29,7 +30,9 @@ async function denyList (fastify: FastifyInstance): Promise<void> {
   }
 
   const log = fastify.log.child({ component: 'deny-list' })
+  // Made during the boot, it starts with the shared client's boot timeouts and leaves them with it.
   const subscriber = redis.duplicate({ autoResubscribe: false })
+  tightenOnceServing(subscriber, fastify.health.lifecycle.reached('serving'), config.REDIS_COMMAND_TIMEOUT_MS)
   // Without an 'error' listener ioredis would throw from the emitter; the shared client logs the outage.
   subscriber.on('error', () => {})
   const replica = new ReplicatedDenyList({
@@ -63,4 +66,4 @@ async function denyList (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(denyList, { name: 'deny-list', fastify: '5.x', dependencies: ['config', 'redis'] })
+export default fp(denyList, { name: 'deny-list', fastify: '5.x', dependencies: ['config', 'redis', 'health'] })

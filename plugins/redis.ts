@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import type { FastifyInstance } from 'fastify'
+import { bootTimeouts, tightenOnceServing } from '../src/cache/boot-timeouts.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,6 +18,8 @@ function retryDelay (attempt: number): number {
   return Math.min(attempt * 200, 2_000)
 }
 
+const CONNECT_TIMEOUT_MS = 2_000
+
 // A QUIT that gets no answer must not hold shutdown.
 const QUIT_TIMEOUT_MS = 1_000
 
@@ -32,13 +35,13 @@ async function redisPlugin (fastify: FastifyInstance): Promise<void> {
   const client = new Redis(url, {
     keyPrefix,
     lazyConnect: true,
-    connectTimeout: 2_000,
-    // No command waits on Redis longer than this. A connection silent that long with a command
-    // outstanding is Redis hung: it is dropped, so the next commands fail at once instead of each
-    // waiting out its timeout, and the ready check of each reconnection (INFO, under the same
-    // timeout) keeps it down until Redis answers again.
-    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-    socketTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    // Once the instance serves, no command waits on Redis longer than REDIS_COMMAND_TIMEOUT_MS. A
+    // connection silent that long with a command outstanding is Redis hung: it is dropped, so the next
+    // commands fail at once instead of each waiting out its timeout, and the ready check of each
+    // reconnection (INFO, under the same timeout) keeps it down until Redis answers again. During the
+    // boot, the connect timeout instead (src/cache/boot-timeouts.ts).
+    ...bootTimeouts(CONNECT_TIMEOUT_MS, REDIS_COMMAND_TIMEOUT_MS),
     // While Redis is known to be down, commands fail at once instead of queueing for its return,
     // and none is sent again after a reconnect (a request has long been answered by then).
     enableOfflineQueue: false,
@@ -62,6 +65,7 @@ async function redisPlugin (fastify: FastifyInstance): Promise<void> {
   })
 
   fastify.decorate('redis', client)
+  tightenOnceServing(client, fastify.health.lifecycle.reached('serving'), REDIS_COMMAND_TIMEOUT_MS)
 
   // The first connection is waited for, so shared state can be loaded before traffic arrives; a Redis
   // that is down fails this at once (hung: within the connect or command timeout) and start-up goes on.
@@ -83,4 +87,4 @@ async function redisPlugin (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(redisPlugin, { name: 'redis', fastify: '5.x', dependencies: ['config'] })
+export default fp(redisPlugin, { name: 'redis', fastify: '5.x', dependencies: ['config', 'health'] })
