@@ -6,7 +6,7 @@ t.test('a start with Redis up raises no alarm: no outage logged, Healthy on its 
   if (url === undefined) return
   const lines: string[] = []
   const app = await build(t, {
-    env: { REDIS_URL: url, REDIS_KEY_PREFIX: uniqueRedisPrefix('redis-cold-start'), LOG_LEVEL: 'info' },
+    env: { REDIS_URL: url, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, url, 'redis-cold-start'), LOG_LEVEL: 'info' },
     logStream: { write: line => { lines.push(line) } }
   })
   await app.health.lifecycle.reached('serving')
