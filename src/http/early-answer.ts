@@ -15,7 +15,9 @@ function announcesBody (request: IncomingMessage): boolean {
  * sees a broken pipe instead of its answer: the kernel resets a socket closed with bytes unread.
  */
 export function answeredEarly (request: IncomingMessage): boolean {
-  return !request.complete && !request.destroyed && announcesBody(request)
+  // Not `complete`, which says what the parser received: a body read to its end has `readableEnded`,
+  // in a real request and in an injected one alike.
+  return !request.readableEnded && !request.destroyed && announcesBody(request)
 }
 
 /**
