@@ -24,20 +24,6 @@ interface Mechanism {
 
 const MECHANISMS: Mechanism[] = [
   {
-    name: 'turn batching',
-    where: 'src/storage/turn-batches.ts',
-    targets: ['candidato-read-v1', 'candidatos-list-v1', 'candidato-create', 'aprovar+cancel'],
-    // Each request's read, page, create or action goes to the database alone, at once.
-    without: { patch: { file: 'src/storage/turn-batches.js', find: 'return input => loader.load(input);', replace: 'return input => Promise.resolve(run([input])).then(([output]) => output instanceof Error ? Promise.reject(output) : output);' } }
-  },
-  {
-    name: 'compiled statement shapes',
-    where: 'src/storage/compiled-shapes.ts',
-    targets: ['candidatos-list-v1', 'candidatos-list-v2'],
-    // No shape is kept: each statement is built and compiled by the query builder per request.
-    without: { patch: { file: 'src/storage/compiled-shapes.js', find: 'const MAX_SHAPES = 500;', replace: 'const MAX_SHAPES = 0;' } }
-  },
-  {
     name: 'pages written by JSON.stringify',
     where: 'src/http/resources/collection.ts',
     targets: ['candidatos-list-v2'],

@@ -1,17 +1,12 @@
-import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type Transaction } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import { emailKey, type Candidato, type CandidatoFields, type CandidatoStatus } from '../domain/candidato.js'
 import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type CandidatoState, type ActionCall, type Refusal } from '../domain/candidato-actions.js'
 import type { VagaStatus } from '../domain/vaga.js'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { isUniqueViolation } from './errors.js'
-import { batchedLookup } from './batched-lookup.js'
-import { rowsByIds } from './rows-by-ids.js'
 import { compiledShapes, compiledStatement, type Param } from './compiled-shapes.js'
-import { batchedPages } from './batched-pages.js'
-import { batchedPerTurn } from './turn-batches.js'
-import { eachAloneOnFailure } from './batch-failure.js'
-import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { CANDIDATO_COLUMNS, type CandidatoRow, type Schema } from './schema.js'
 import { actionEventType } from '../domain/events.js'
 import { appendEvents, type NewEvent } from './event-log.js'
@@ -184,82 +179,21 @@ function toDetail (row: DetailRow): CandidatoDetail {
   })))
 }
 
-/**
- * The statements of one fixed shape that reads and writes of single candidatos send, each compiled
- * once: a request only binds its values (see compiled-shapes.ts).
- */
-function fixedStatements (db: Kysely<Schema>) {
-  const lockedDetails = (param: Param) => detailQuery(db).where(sql<boolean>`c.id = any(${param<readonly string[]>('ids')}::uuid[])`).orderBy('c.id').forUpdate('c')
-  const sharedVagas = (param: Param) => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em'])
-    .where(sql<boolean>`id = any(${param<readonly string[]>('ids')}::uuid[])`).orderBy('id').forShare()
-  return {
-    detail: compiledStatement<DetailRow>(param => detailQuery(db).where('c.id', '=', param<string>('id'))),
-    /** The candidatos with their history, their rows locked until the transaction ends, in id order. */
-    lockedDetails: compiledStatement<DetailRow>(param => lockedDetails(param)),
-    /** The same, leaving out the rows another transaction holds locked rather than waiting for them. */
-    freeDetails: compiledStatement<DetailRow>(param => lockedDetails(param).skipLocked()),
-    /** Shared locks: the vagas can neither close nor disappear until the transaction ends. */
-    sharedVagas: compiledStatement(param => sharedVagas(param)),
-    /** The same, leaving out the vagas another transaction is changing or removing. */
-    freeVagas: compiledStatement(param => sharedVagas(param).skipLocked()),
-    /**
-     * New candidatos, `cadastrado`, one per element of the arrays of names and addresses; inserted in
-     * the order of the unique index, so concurrent batches never wait on each other in a cycle.
-     */
-    insertMany: compiledStatement<CandidatoRow>(param => ({
-      compile: () => sql<CandidatoRow>`insert into candidatos (nome, email, email_chave, status) select nome, email, email_chave, 'cadastrado' from unnest(${param('nomes')}::text[], ${param('emails')}::text[], ${param('chaves')}::text[]) as p(nome, email, email_chave) order by email_chave returning ${sql.join(CANDIDATO_COLUMNS.map(column => sql.ref(column)))}`.compile(db)
-    })),
-    /**
-     * Actions (their candidatos' new state) and their history entries in one statement, one per element of the arrays; what they wrote
-     * comes back by candidato. The update matches only the status each decision was made on.
-     */
-    actions: compiledStatement<{ id: string, atualizado_em: IsoTimestamp, versao: number, em: IsoTimestamp }>(param => ({
-      compile: () => sql<{ id: string, atualizado_em: IsoTimestamp, versao: number, em: IsoTimestamp }>`with input as (select * from unnest(${param('ids')}::uuid[], ${param('statuses')}::text[], ${param('vagaIds')}::uuid[], ${param('transferidoDe')}::uuid[], ${param('statusAnterior')}::text[], ${param('acoes')}::text[], ${param('metodos')}::text[], ${param('vagaAnteriorIds')}::uuid[], ${param('atores')}::text[]) as i(id, status, vaga_id, transferido_de, status_anterior, acao, metodo, vaga_anterior_id, ator)), moved as (update candidatos c set status = i.status, vaga_id = i.vaga_id, transferido_de = i.transferido_de, atualizado_em = now(), versao = c.versao + 1 from input i where c.id = i.id and c.status = i.status_anterior returning c.id, c.atualizado_em, c.versao), acao as (insert into candidato_acoes (candidato_id, acao, metodo, status_anterior, status_novo, vaga_anterior_id, vaga_id, ator) select id, acao, metodo, status_anterior, status, vaga_anterior_id, vaga_id, ator from input returning candidato_id, em) select moved.id, moved.atualizado_em, moved.versao, acao.em from moved join acao on acao.candidato_id = moved.id`.compile(db)
-    }))
-  }
-}
-
-/** A create waiting for its turn's statement, with who asked for it. */
-interface NewCandidato {
-  fields: CandidatoFields
-  actor: string
-}
-
-/** An action a shared transaction left out: its row was locked elsewhere; it is made alone afterwards. */
-const LEFT_OUT = Symbol('left out')
-
-interface QueuedAction {
-  id: string
-  request: ActionRequest
-}
-
 /** An allowed action, decided and not yet written. */
 interface PlannedAction {
-  id: string
-  current: CandidatoDetail
-  target?: VagaSummary
   next: CandidatoState
   entry: Omit<HistoricoEntry, 'em'>
 }
 
 /** What an action comes to on its candidato as locked: an outcome already, or a change to write. */
-function planAction ({ id, request }: QueuedAction, current: CandidatoDetail | undefined, targets: ReadonlyMap<string, VagaSummary>): ActionOutcome | Error | PlannedAction {
+function planAction (request: ActionRequest, current: CandidatoDetail | undefined, target: VagaSummary | undefined): ActionOutcome | PlannedAction {
   if (current === undefined) return { outcome: 'not-found' }
   if (request.precondition !== undefined && !request.precondition(current)) return { outcome: 'precondition-failed' }
-  let target: VagaSummary | undefined
-  if (needsTargetVaga(request.call)) {
-    const vagaId = request.vagaId
-    if (vagaId === undefined) return new TypeError(`${request.call.action} needs a vagaId`)
-    target = targets.get(vagaId)
-    if (target === undefined) return { outcome: 'target-not-found', vagaId }
-  }
+  if (needsTargetVaga(request.call) && target === undefined) return { outcome: 'target-not-found', vagaId: request.vagaId! }
   const decision = decide(current, request.call, target)
   if (!decision.allowed) return { outcome: 'refused', refusal: decision.refusal }
   const next = decision.next
   return {
-    id,
-    current,
-    target,
     next,
     entry: {
       acao: request.call.action,
@@ -273,6 +207,33 @@ function planAction ({ id, request }: QueuedAction, current: CandidatoDetail | u
   }
 }
 
+/** The statements of a create and an action, each compiled once: a request only binds its values. */
+function writeStatements (db: Kysely<Schema>) {
+  return {
+    lockedDetail: compiledStatement<DetailRow>(param => detailQuery(db).where('c.id', '=', param<string>('id')).forUpdate('c')),
+    sharedVaga: compiledStatement(param => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', param<string>('id')).forShare()),
+    insert: compiledStatement(param => db.insertInto('candidatos')
+      .values({ nome: param<string>('nome'), email: param<string>('email'), email_chave: param<string>('chave'), status: 'cadastrado' })
+      .returning(CANDIDATO_COLUMNS)),
+    move: compiledStatement(param => db.updateTable('candidatos')
+      .set({ status: param<CandidatoStatus>('status'), vaga_id: param<string | null>('vagaId'), transferido_de: param<string | null>('transferidoDe'), atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
+      .where('id', '=', param<string>('id'))
+      .returning(['atualizado_em', 'versao'])),
+    history: compiledStatement(param => db.insertInto('candidato_acoes')
+      .values({
+        candidato_id: param<string>('id'),
+        acao: param<CandidatoAction>('acao'),
+        metodo: param<ActionMethod>('metodo'),
+        status_anterior: param<CandidatoStatus>('statusAnterior'),
+        status_novo: param<CandidatoStatus>('status'),
+        vaga_anterior_id: param<string | null>('vagaAnteriorId'),
+        vaga_id: param<string | null>('vagaId'),
+        ator: param<string>('ator')
+      })
+      .returning('em'))
+  }
+}
+
 async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
   try {
     return await work()
@@ -283,152 +244,66 @@ async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
 }
 
 export function createCandidatosRepository (db: Kysely<Schema>) {
-  const detailRows = rowsByIds(db, detailQuery(db), 'c.id')
-  const pages = batchedPages(db)
-  const counts = compiledShapes<{ count: number }>()
-  const statements = fixedStatements(db)
-  // Creates made together are one statement; each gets its row back by its address, unique in the batch.
-  const insertMany = async (inputs: readonly NewCandidato[]): Promise<Array<CandidatoRow | Error>> => await inTransaction(db, async trx => {
-    const fields = inputs.map(input => input.fields)
-    const { rows } = await trx.executeQuery(statements.insertMany({ nomes: fields.map(each => each.nome), emails: fields.map(each => each.email), chaves: fields.map(each => emailKey(each.email)) }))
-    const byEmail = new Map(rows.map(row => [row.email, row]))
-    const created = fields.map(each => byEmail.get(each.email) ?? new Error('the insert returned no row for this address'))
-    await appendEvents(trx, created.flatMap((row, i) => row instanceof Error ? [] : [candidatoEvent('candidato.criado', recordOf(row, null), inputs[i]!.actor)]))
-    return created
-  })
-  const insert = batchedPerTurn<NewCandidato, CandidatoRow>(async inputs => await eachAloneOnFailure(inputs, insertMany), 100)
-  const detailOf = async (executor: Executor, statement: CompiledQuery<DetailRow>): Promise<CandidatoDetail | undefined> => {
-    const row = (await executor.executeQuery(statement)).rows[0]
+  const detailById = compiledStatement<DetailRow>(param => detailQuery(db).where('c.id', '=', param<string>('id')))
+  const findDetail = async (executor: Executor, id: string): Promise<CandidatoDetail | undefined> => {
+    const row = (await executor.executeQuery(detailById({ id }))).rows[0]
     return row === undefined ? undefined : toDetail(row)
   }
-  const findDetail = (executor: Executor, id: string) => detailOf(executor, statements.detail({ id }))
-  const lockDetail = (trx: Transaction<Schema>, id: string) => detailOf(trx, statements.lockedDetails({ ids: [id] }))
-
-  /**
-   * Actions on distinct candidatos in one transaction: their destination vagas share-locked, then their
-   * rows locked, each in id order (vagas before candidatos, as removing a vaga takes them, so
-   * concurrent transactions never wait on each other in a cycle); each action decided on its candidato
-   * as stored, and every allowed action written in one statement.
-   *
-   * Actions of several clients never wait for a lock held outside the transaction: an action whose
-   * candidato or destination another transaction holds is left out and made alone right after, in a
-   * transaction of its own that waits for the lock. So a row one client's request keeps locked (a long
-   * transaction, a vaga being removed) delays that client only, never the others sharing its turn.
-   */
-  const actionsInOneTransaction = async (calls: readonly QueuedAction[]): Promise<Array<ActionOutcome | Error | Promise<ActionOutcome>>> => {
-    const alone = calls.length === 1
-    const outcomes = await db.transaction().execute(async trx => await decideAndWrite(trx, calls, alone))
-    return outcomes.map((outcome, i) => outcome === LEFT_OUT ? actionAlone(calls[i]!) : outcome)
+  const statements = writeStatements(db)
+  /** The candidato with its history, its row locked until the transaction ends. */
+  const lockDetail = async (trx: Transaction<Schema>, id: string): Promise<CandidatoDetail | undefined> => {
+    const row = (await trx.executeQuery(statements.lockedDetail({ id }))).rows[0]
+    return row === undefined ? undefined : toDetail(row)
   }
-  const actionAlone = async (call: QueuedAction): Promise<ActionOutcome> => {
-    const [outcome] = await actionsInOneTransaction([call])
-    if (outcome instanceof Error) throw outcome
-    return await outcome!
+  /** The vaga, share-locked: it can neither close nor disappear until the transaction ends. */
+  const shareVaga = async (trx: Transaction<Schema>, id: string): Promise<VagaSummary | undefined> => {
+    const row = (await trx.executeQuery(statements.sharedVaga({ id }))).rows[0]
+    return row === undefined ? undefined : { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em }
   }
-
-  const decideAndWrite = async (trx: Transaction<Schema>, calls: readonly QueuedAction[], alone: boolean): Promise<Array<ActionOutcome | Error | typeof LEFT_OUT>> => {
-    const vagaIds = [...new Set(calls.flatMap(({ request }) => needsTargetVaga(request.call) && request.vagaId !== undefined ? [request.vagaId] : []))]
-    const targets = new Map<string, VagaSummary>()
-    if (vagaIds.length > 0) {
-      for (const row of (await trx.executeQuery((alone ? statements.sharedVagas : statements.freeVagas)({ ids: vagaIds }))).rows) {
-        targets.set(row.id, { id: row.id, titulo: row.titulo, status: row.status, versao: row.versao, atualizadoEm: row.atualizado_em })
-      }
+  const filtered = (filter: CandidatoFilter, param: Param) => {
+    let query = base(db)
+    if (filter.status !== undefined) query = query.where('c.status', '=', param<CandidatoStatus>('status'))
+    if (filter.vagaId !== undefined) query = query.where('c.vaga_id', '=', param<string>('vagaId'))
+    if (filter.q !== undefined) {
+      const pattern = param<string>('pattern')
+      query = query.where(eb => eb.or([eb(sql<string>`lower(c.nome)`, 'like', pattern), eb(sql<string>`lower(c.email)`, 'like', pattern)]))
     }
-    const { rows } = await trx.executeQuery((alone ? statements.lockedDetails : statements.freeDetails)({ ids: calls.map(call => call.id) }))
-    const locked = new Map(rows.map(row => [row.id, toDetail(row)]))
-    // Shared, a row not returned may be held by another transaction (or not exist): that action goes alone.
-    const leftOut = (call: QueuedAction) => !alone && (!locked.has(call.id) ||
-      (needsTargetVaga(call.request.call) && call.request.vagaId !== undefined && !targets.has(call.request.vagaId)))
-    const plans = calls.map(call => leftOut(call) ? LEFT_OUT : planAction(call, locked.get(call.id), targets))
-    const planned = plans.filter((plan): plan is PlannedAction => plan !== LEFT_OUT && 'entry' in plan)
-    const written = new Map<string, { atualizado_em: IsoTimestamp, versao: number, em: IsoTimestamp }>()
-    if (planned.length > 0) {
-      const values = {
-        ids: planned.map(action => action.id),
-        statuses: planned.map(action => action.entry.status),
-        vagaIds: planned.map(action => action.entry.vagaId),
-        transferidoDe: planned.map(action => action.next.transferidoDe),
-        statusAnterior: planned.map(action => action.entry.statusAnterior),
-        acoes: planned.map(action => action.entry.acao),
-        metodos: planned.map(action => action.entry.metodo),
-        vagaAnteriorIds: planned.map(action => action.entry.vagaAnteriorId),
-        atores: planned.map(action => action.entry.ator)
-      }
-      for (const row of (await trx.executeQuery(statements.actions(values))).rows) written.set(row.id, row)
-    }
-    const outcomes: Array<ActionOutcome | Error | typeof LEFT_OUT> = []
-    const events: NewEvent[] = []
-    for (const plan of plans) {
-      if (plan === LEFT_OUT || !('entry' in plan)) {
-        outcomes.push(plan)
-        continue
-      }
-      const { id, current, target, next, entry } = plan
-      const row = written.get(id)
-      if (row === undefined) throw new Error(`candidato ${id} changed under its lock`)
-      // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
-      const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current.vagaId ? current.vaga : undefined
-      const value: CandidatoDetail = vaga === undefined
-        ? (await findDetail(trx, id))!
-        : { ...current, ...next, atualizadoEm: row.atualizado_em, versao: row.versao, vaga, historico: [...current.historico, { ...entry, em: row.em }] }
-      outcomes.push({ outcome: 'ok', value })
-      events.push(candidatoEvent(actionEventType({ action: entry.acao, method: entry.metodo }), value, entry.ator))
-    }
-    await appendEvents(trx, events)
-    return outcomes
+    if (filter.changedAfter !== undefined) query = query.where('c.atualizado_em', '>', param<IsoTimestamp>('changedAfter'))
+    return query
   }
+  const pages = compiledShapes<Row & { total?: number }>()
+  const counts = compiledShapes<{ count: number }>()
 
-  // A candidato changes once per transaction: a later action on it in the same batch is made again once
-  // this batch has committed, in a later batch, and is decided on what the earlier one left. The
-  // batch's other actions are answered without waiting for it.
-  const applyInBatches: (call: QueuedAction) => Promise<ActionOutcome> = batchedPerTurn<QueuedAction, ActionOutcome>(async calls => {
-    const seen = new Set<string>()
-    const first = calls.map(call => !seen.has(call.id) && seen.add(call.id) !== undefined)
-    const done = eachAloneOnFailure(calls.filter((_, i) => first[i]), actionsInOneTransaction)
-    const outcomes = (await done)[Symbol.iterator]()
-    return calls.map((call, i) => first[i] ? outcomes.next().value! : done.then(async () => await applyInBatches(call)))
-  }, 100)
   return {
-    findById: batchedLookup(async ids => (await detailRows(ids)).map(row => toDetail(row as DetailRow))),
+    findById: async (id: string): Promise<CandidatoDetail | undefined> => await findDetail(db, id),
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
       const { status, vagaId, q, changedAfter } = request.filter
-      const filtered = (query: ReturnType<typeof base>, param: Param) => {
-        if (status !== undefined) query = query.where('c.status', '=', param<CandidatoStatus>('status', 'text'))
-        if (vagaId !== undefined) query = query.where('c.vaga_id', '=', param<string>('vagaId', 'uuid'))
-        if (q !== undefined) {
-          const pattern = param<string>('pattern', 'text')
-          query = query.where(eb => eb.or([
-            eb(sql<string>`lower(c.nome)`, 'like', pattern),
-            eb(sql<string>`lower(c.email)`, 'like', pattern)
-          ]))
-        }
-        if (changedAfter !== undefined) query = query.where('c.atualizado_em', '>', param<IsoTimestamp>('changedAfter', 'timestamptz'))
-        return query
-      }
-      const page = request.page
       const filters = `${status === undefined ? '' : 's'}${vagaId === undefined ? '' : 'v'}${q === undefined ? '' : 'q'}${changedAfter === undefined ? '' : 'u'}`
-      const shape = `${filters};${pageShape(request)}`
       const values = { status, vagaId, pattern: q === undefined ? undefined : prefixPattern(q), changedAfter, ...pageValues(request, SORT_COLUMNS) }
-      const sending = { alone: pageGoesAlone(request) }
-      if (page.kind !== 'offset') {
-        const rows = await pages(shape, param => pageQuery(filtered(base(db), param), request, SORT_COLUMNS, 'c.id', param), values, sending)
-        return pageOf(request, rows.map(toRecord), undefined)
-      }
-      const rows = await pages(shape, param => pageQuery(filtered(base(db), param), request, SORT_COLUMNS, 'c.id', param).select(TOTAL), values, sending)
+      const page = request.page
+      const withTotal = page.kind === 'offset'
+      const statement = pages(`${filters};${pageShape(request)}`, param => {
+        const query = pageQuery(filtered(request.filter, param), request, SORT_COLUMNS, 'c.id', param)
+        return withTotal ? query.select(TOTAL) : query
+      }, values)
+      const rows = (await db.executeQuery(statement)).rows
+      if (!withTotal) return pageOf(request, rows.map(toRecord), undefined)
       const count = async () => {
-        const statement = counts(filters, param => filtered(base(db), param).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
-        return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)
+        const counting = counts(filters, param => filtered(request.filter, param).clearSelect().select(eb => eb.fn.countAll<number>().as('count')), values)
+        return Number((await db.executeQuery(counting)).rows[0]?.count ?? 0)
       }
-      return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
+      return pageOf(request, rows.map(toRecord), await totalOf(rows as Array<{ total: number }>, page.offset, count))
     },
 
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
     async create (fields: CandidatoFields, actor: string): Promise<CandidatoDetail> {
-      return await duplicateEmailAware(async () => {
-        const row = await insert({ fields, actor })
-        return withHistorico(recordOf(row, null), [])
-      })
+      return await duplicateEmailAware(async () => await inTransaction(db, async trx => {
+        const { rows: [row] } = await trx.executeQuery(statements.insert({ nome: fields.nome, email: fields.email, chave: emailKey(fields.email) }))
+        const record = recordOf(row!, null)
+        await appendEvents(trx, [candidatoEvent('candidato.criado', record, actor)])
+        return withHistorico(record, [])
+      }))
     },
 
     /** Replaces or patches name and address, when the precondition holds. Throws DuplicateEmailError. */
@@ -459,12 +334,31 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
     },
 
     /**
-     * Performs or cancels an action in a transaction: the candidato row is locked, the state machine
-     * decides on what is stored, and the change and its history entry are written together. Concurrent
+     * Performs or cancels an action in a transaction of its own: the destination vaga is share-locked,
+     * then the candidato's row locked (vagas before candidatos, as removing a vaga takes them, so
+     * concurrent transactions never wait on each other in a cycle); the state machine decides on what
+     * is stored, and the change, its history entry and its event are written together. Concurrent
      * actions on one candidato therefore queue, and each decides on the state the previous one left.
-     * Actions made in the same turn share one transaction (see actionsInOneTransaction).
      */
-    applyAction: (id: string, request: ActionRequest): Promise<ActionOutcome> => applyInBatches({ id, request })
+    async applyAction (id: string, request: ActionRequest): Promise<ActionOutcome> {
+      if (needsTargetVaga(request.call) && request.vagaId === undefined) throw new TypeError(`${request.call.action} needs a vagaId`)
+      return await db.transaction().execute(async trx => {
+        const target = needsTargetVaga(request.call) ? await shareVaga(trx, request.vagaId!) : undefined
+        const current = await lockDetail(trx, id)
+        const plan = planAction(request, current, target)
+        if (!('entry' in plan)) return plan
+        const { next, entry } = plan
+        const { rows: [moved] } = await trx.executeQuery(statements.move({ id, status: next.status, vagaId: next.vagaId, transferidoDe: next.transferidoDe }))
+        const { rows: [{ em }] } = await trx.executeQuery(statements.history({ id, ...entry }))
+        // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
+        const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current!.vagaId ? current!.vaga : undefined
+        const value: CandidatoDetail = vaga === undefined
+          ? (await findDetail(trx, id))!
+          : { ...current!, ...next, atualizadoEm: moved!.atualizado_em, versao: moved!.versao, vaga, historico: [...current!.historico, { ...entry, em }] }
+        await appendEvents(trx, [candidatoEvent(actionEventType({ action: entry.acao, method: entry.metodo }), value, entry.ator)])
+        return { outcome: 'ok', value }
+      })
+    }
   }
 }
 

@@ -119,25 +119,13 @@ export function pageQuery<DB, TB extends keyof DB, O, F extends string> (
   const directions = request.sort.map(key => key.direction)
   const page = request.page
   if (page.kind === 'cursor' && page.after !== undefined) {
-    const values = columns.map((column, i) => param(`after${i}`, column.kind === 'timestamp' ? 'timestamptz' : 'text'))
-    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, values, param('afterId', 'uuid')))
+    const values = columns.map((_, i) => param(`after${i}`))
+    query = query.where(eb => afterPosition(eb, columns, directions, idColumn, values, param('afterId')))
   }
   for (const [i, column] of columns.entries()) query = query.orderBy(sql.ref(column.column), directions[i])
-  query = query.orderBy(sql.ref(idColumn), 'asc').limit(param<number>('fetch', 'int8'))
-  if (page.kind === 'offset') query = query.offset(param<number>('offset', 'int8'))
+  query = query.orderBy(sql.ref(idColumn), 'asc').limit(param<number>('fetch'))
+  if (page.kind === 'offset') query = query.offset(param<number>('offset'))
   return query
-}
-
-/** Past this offset a page goes to the database alone (see pageGoesAlone). */
-const BATCHED_OFFSET_LIMIT = 1000
-
-/**
- * Pages sent alone rather than batched with others of their shape (batched-pages.ts): a prefix match
- * (`q`) uses its index only with the pattern bound as a value of the page's own statement, and a deep
- * offset would hold the pages of its batch back while it scans.
- */
-export function pageGoesAlone (request: ListRequest<string, { q?: string }>): boolean {
-  return request.filter.q !== undefined || (request.page.kind === 'offset' && request.page.offset > BATCHED_OFFSET_LIMIT)
 }
 
 /** The column a paged-by-offset query adds to each row: how many rows match the filter, limit and offset aside. */

@@ -1,12 +1,9 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Vaga, VagaFields, VagaStatus } from '../domain/vaga.js'
 import type { IsoTimestamp } from '../domain/iso-timestamp.js'
-import { batchedLookup } from './batched-lookup.js'
-import { rowsByIds } from './rows-by-ids.js'
 import { isForeignKeyViolation } from './errors.js'
-import { compiledShapes, type Param } from './compiled-shapes.js'
-import { batchedPages } from './batched-pages.js'
-import { pageGoesAlone, pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
+import { compiledShapes, compiledStatement, type Param } from './compiled-shapes.js'
+import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
 import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
 import { appendEvents, type NewEvent } from './event-log.js'
 import { inTransaction } from './in-transaction.js'
@@ -63,17 +60,20 @@ function vagaEvent (type: string, vaga: VagaRecord, actor: string): NewEvent {
 export function createVagasRepository (db: Kysely<Schema>) {
   function where (filter: VagaFilter, param: Param) {
     let query = db.selectFrom('vagas')
-    if (filter.status !== undefined) query = query.where('status', '=', param<VagaStatus>('status', 'text'))
-    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', param<string>('pattern', 'text'))
-    if (filter.changedAfter !== undefined) query = query.where('atualizado_em', '>', param<IsoTimestamp>('changedAfter', 'timestamptz'))
+    if (filter.status !== undefined) query = query.where('status', '=', param<VagaStatus>('status'))
+    if (filter.q !== undefined) query = query.where(sql<string>`lower(titulo)`, 'like', param<string>('pattern'))
+    if (filter.changedAfter !== undefined) query = query.where('atualizado_em', '>', param<IsoTimestamp>('changedAfter'))
     return query
   }
 
-  const vagaRows = rowsByIds(db, db.selectFrom('vagas').select(VAGA_COLUMNS), 'id')
-  const pages = batchedPages(db)
+  const byId = compiledStatement(param => db.selectFrom('vagas').select(VAGA_COLUMNS).where('id', '=', param<string>('id')))
+  const pages = compiledShapes<Selectable<VagasTable> & { total?: number }>()
   const counts = compiledShapes<{ count: number }>()
   return {
-    findById: batchedLookup(async ids => (await vagaRows(ids)).map(toRecord)),
+    async findById (id: string): Promise<VagaRecord | undefined> {
+      const row = (await db.executeQuery(byId({ id }))).rows[0]
+      return row === undefined ? undefined : toRecord(row)
+    },
 
     async exists (id: string): Promise<boolean> {
       const row = await db.selectFrom('vagas').select('id').where('id', '=', id).executeTakeFirst()
@@ -83,20 +83,20 @@ export function createVagasRepository (db: Kysely<Schema>) {
     async list (request: ListRequest<VagaSortField, VagaFilter>): Promise<ListResult<VagaRecord>> {
       const { status, q, changedAfter } = request.filter
       const filters = `${status === undefined ? '' : 's'}${q === undefined ? '' : 'q'}${changedAfter === undefined ? '' : 'u'}`
-      const shape = `${filters};${pageShape(request)}`
       const values = { status, pattern: q === undefined ? undefined : prefixPattern(q), changedAfter, ...pageValues(request, SORT_COLUMNS) }
-      const sending = { alone: pageGoesAlone(request) }
       const page = request.page
-      if (page.kind !== 'offset') {
-        const rows = await pages(shape, param => pageQuery(where(request.filter, param).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', param), values, sending)
-        return pageOf(request, rows.map(toRecord), undefined)
-      }
-      const rows = await pages(shape, param => pageQuery(where(request.filter, param).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', param).select(TOTAL), values, sending)
+      const withTotal = page.kind === 'offset'
+      const statement = pages(`${filters};${pageShape(request)}`, param => {
+        const query = pageQuery(where(request.filter, param).select(VAGA_COLUMNS), request, SORT_COLUMNS, 'id', param)
+        return withTotal ? query.select(TOTAL) : query
+      }, values)
+      const rows = (await db.executeQuery(statement)).rows
+      if (!withTotal) return pageOf(request, rows.map(toRecord), undefined)
       const count = async () => {
-        const statement = counts(filters, param => where(request.filter, param).select(eb => eb.fn.countAll<number>().as('count')), values)
-        return Number((await db.executeQuery(statement)).rows[0]?.count ?? 0)
+        const counting = counts(filters, param => where(request.filter, param).select(eb => eb.fn.countAll<number>().as('count')), values)
+        return Number((await db.executeQuery(counting)).rows[0]?.count ?? 0)
       }
-      return pageOf(request, rows.map(toRecord), await totalOf(rows, page.offset, count))
+      return pageOf(request, rows.map(toRecord), await totalOf(rows as Array<{ total: number }>, page.offset, count))
     },
 
     async create (fields: VagaFields, actor: string): Promise<VagaRecord> {
