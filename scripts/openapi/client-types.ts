@@ -24,8 +24,7 @@ function versionIndex (groups: DocumentGroupInfo[]): string {
   const sorted = [...groups].sort((a, b) => a.name.localeCompare(b.name))
   return [
     INDEX_HEADER,
-    'import type { Client } from \'openapi-fetch\'',
-    'import { versionClient, type ClientOptions } from \'../client.js\'',
+    'import { versionClient, type ApiClient, type ClientOptions } from \'../client.js\'',
     ...sorted.map(group => `import type { paths as ${paths(group)} } from './${group.name}.js'`),
     '',
     `export type { ${sorted.map(paths).join(', ')} }`,
@@ -40,10 +39,29 @@ function versionIndex (groups: DocumentGroupInfo[]): string {
     ...versions.flatMap(group => [
       '',
       `/** API version ${group.version!}${group.deprecated ? ' (deprecated)' : ''}: \`/api/${group.name}/...\`. */`,
-      `export function create${identifier(group.name)}Client (options: ClientOptions): Client<${paths(group)}> {`,
+      `export function create${identifier(group.name)}Client (options: ClientOptions): ApiClient<${paths(group)}> {`,
       `  return versionClient<${paths(group)}>(options, '${group.version!}')`,
       '}'
     ]),
+    ''
+  ].join('\n')
+}
+
+interface Operation { parameters?: Array<{ in?: string, name?: string }> }
+
+/** The POST paths of every document whose operation takes an `Idempotency-Key`: the client resends only those creates after a lost answer. */
+function idempotentCreates (documents: ServedDocuments['documents']): string {
+  const paths = Object.values(documents).flatMap(document =>
+    Object.entries((document.paths ?? {}) as Record<string, { post?: Operation }>)
+      .filter(([, item]) => item.post?.parameters?.some(parameter => parameter.in === 'header' && parameter.name?.toLowerCase() === 'idempotency-key') === true)
+      .map(([path]) => path))
+  return [
+    HEADER.trimEnd(),
+    '',
+    '/** The creates whose operation takes an `Idempotency-Key`, in every version: resending one never creates twice. */',
+    'export const IDEMPOTENT_CREATES: ReadonlySet<string> = new Set([',
+    [...new Set(paths)].sort().map(path => `  '${path}'`).join(',\n'),
+    '])',
     ''
   ].join('\n')
 }
@@ -52,6 +70,7 @@ export async function clientTypes ({ groups, documents }: ServedDocuments): Prom
   const out: GeneratedFiles = {}
   for (const group of groups) out[`${group.name}.ts`] = HEADER + astToString(await openapiTS(documents[group.name] as never, { silent: true }))
   out['versions.ts'] = versionIndex(groups)
+  out['idempotent-creates.ts'] = idempotentCreates(documents)
   return out
 }
 

@@ -4,10 +4,12 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
 import { build, mintToken } from '../helper.js'
+import { startFaultProxy } from '../support/fault-proxy.js'
 import { freshPostgresDatabase } from '../support/services.js'
 
 // The typed client as a consumer gets it: packed with npm, installed from the tarball into a project
-// outside the repository, compiled with strict settings and run on plain Node.js against the service.
+// outside the repository, compiled with strict settings and run on plain Node.js against the service,
+// through a network that loses the answer of its first create and refuses its first list.
 
 const root = join(import.meta.dirname, '../..')
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
@@ -33,10 +35,11 @@ async function tempDir (t: Test, prefix: string): Promise<string> {
   return dir
 }
 
-const CONSUMER = `import { API_VERSIONS, createClient, createOpsClient, createV2Client } from '@recrutamento/api-client'
+const CONSUMER = `import { API_VERSIONS, callInfo, createClient, createOpsClient, createV1Client, createV2Client } from '@recrutamento/api-client'
 
 const baseUrl = process.env.API_URL ?? ''
-const api = createV2Client({ baseUrl, token: process.env.API_TOKEN })
+// Short backoffs: the network in front of the service fails on purpose.
+const api = createV2Client({ baseUrl, token: process.env.API_TOKEN, maxRetries: 5, backoffMs: 10 })
 // The same version through the generic client.
 const generic = createClient('2.0', { baseUrl, token: process.env.API_TOKEN })
 const ops = createOpsClient({ baseUrl })
@@ -59,17 +62,22 @@ const candidatoRead = await api.GET('/api/v2/candidatos/{id}', { params: { path:
 if (candidatoRead.error !== undefined) fail('GET candidato', candidatoRead.error)
 const missing = await api.GET('/api/v2/vagas/{id}', { params: { path: { id: '00000000-0000-4000-8000-000000000000' } } })
 const ping = await ops.GET('/ping', { parseAs: 'text' })
+const everyVaga: string[] = []
+for await (const item of api.paginate('/api/v2/vagas', { params: { query: { limit: 1 } } })) everyVaga.push(item.id)
+const everyCandidato: string[] = []
+for await (const item of createV1Client({ baseUrl, token: process.env.API_TOKEN }).paginate('/api/v1/candidatos', { params: { query: { limit: 1 } } })) everyCandidato.push(item.id)
 const ready = await ops.GET('/health/ready')
 
 console.log(JSON.stringify({
   versions: API_VERSIONS,
   vaga: { status: vaga.response.status, id: vaga.data.id, titulo: vaga.data.titulo },
-  candidato: { status: candidato.response.status, id: candidato.data.id, email: candidato.data.email, state: candidato.data.status },
+  candidato: { status: candidato.response.status, id: candidato.data.id, email: candidato.data.email, state: candidato.data.status, attempts: callInfo(candidato.response).attempts },
   listed,
   vagaRead: { status: vagaRead.response.status, id: vagaRead.data.id },
   candidatoRead: { status: candidatoRead.response.status, id: candidatoRead.data.id },
   missing: { status: missing.response.status, contentType: missing.response.headers.get('content-type'), code: missing.error?.code, problemStatus: missing.error?.status },
   ping: { status: ping.response.status, body: ping.data },
+  paginated: { vagas: everyVaga, candidatos: everyCandidato },
   ready: { status: ready.response.status, body: ready.data?.status }
 }))
 `
@@ -114,22 +122,37 @@ t.test('the client packed with npm installs in a strict TypeScript project outsi
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
   const email = `ana.pacote.${Date.now().toString(36)}@example.com`
   const token = await mintToken({ scope: 'vagas:read vagas:write candidatos:read candidatos:write', ttl: '1h' })
+  const proxy = await startFaultProxy(t, baseUrl)
+  const faults = new Map([['POST /api/v2/candidatos', 'drop-after'], ['GET /api/v2/vagas?status=aberta', '503']] as const)
+  proxy.choose = (_n, request) => {
+    const key = `${request.method ?? ''} ${request.url ?? ''}`
+    const fault = faults.get(key as never)
+    faults.delete(key as never)
+    return fault
+  }
 
-  const consumer = await run(process.execPath, ['out/consumer.js'], project, { API_URL: baseUrl, API_TOKEN: token, EMAIL: email })
+  const consumer = await run(process.execPath, ['out/consumer.js'], project, { API_URL: proxy.url, API_TOKEN: token, EMAIL: email })
   t.equal(consumer.code, 0, 'the compiled consumer runs', { output: consumer.output })
   if (consumer.code !== 0) return
   const printed = JSON.parse(consumer.output) as Record<string, Record<string, unknown>>
   t.match(printed, {
     versions: app.apiVersions.versions.map(v => v.version),
     vaga: { status: 201, id: String, titulo: 'Backend (pacote)' },
-    candidato: { status: 201, id: String, email, state: 'cadastrado' },
+    candidato: { status: 201, id: String, email, state: 'cadastrado', attempts: 2 },
     listed: true,
     vagaRead: { status: 200, id: printed.vaga!.id },
     candidatoRead: { status: 200, id: printed.candidato!.id },
     missing: { status: 404, contentType: /^application\/problem\+json/, code: 'NotFound', problemStatus: 404 },
     ping: { status: 200, body: 'pong' },
-    ready: { status: 200, body: 'Healthy' }
-  }, 'the consumer listed the versions, created, listed and read back a vaga and a candidato, got the problem of an unknown id, and reached the operations')
+    ready: { status: 200, body: 'Healthy' },
+    paginated: { vagas: [printed.vaga!.id], candidatos: [printed.candidato!.id] }
+  }, 'the consumer listed the versions, created, listed and read back a vaga and a candidato, got the problem of an unknown id, reached the operations and paged both versions')
+  t.same(proxy.seen.filter(seen => seen.fault !== undefined).map(seen => seen.fault), ['drop-after', '503'], 'the network lost the first create\'s answer and refused the first list')
+  const creates = proxy.seen.filter(seen => seen.method === 'POST' && seen.path === '/api/v2/candidatos')
+  t.equal(creates.length, 2, 'the create was sent twice')
+  t.ok(creates[0]!.idempotencyKey !== undefined && creates[0]!.idempotencyKey === creates[1]!.idempotencyKey, 'with one Idempotency-Key')
+  const listed = await app.inject({ url: '/api/v1/candidatos', headers: { authorization: `Bearer ${token}` } })
+  t.equal(listed.json<{ total: number }>().total, 1, 'and one candidato exists')
   // What the consumer created is in the service, read without the client.
   const stored = await app.inject({ url: `/api/v2/candidatos/${String(printed.candidato!.id)}`, headers: { authorization: `Bearer ${token}` } })
   t.equal(stored.json<{ email: string }>().email, email, 'the service stored the candidato the consumer created')
