@@ -40,7 +40,9 @@ export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settin
     if (target === undefined || job.eventId <= target.afterEvent) return
     const outcome = await sendSigned(signingTarget(target), job.messageId, job.body, settings)
     const { enabled, ...standing } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
-    if (!outcome.ok && enabled && !attempt.last) return { ...standing, done: false, reason: `attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}` }
+    if (!outcome.ok && enabled && !attempt.last) {
+      return { ...standing, done: false, reason: `attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}`, ...(outcome.retryAfterSeconds !== undefined && { retryAfterSeconds: outcome.retryAfterSeconds }) }
+    }
     return { ...standing, done: true }
   }
 }
