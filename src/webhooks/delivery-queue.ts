@@ -4,15 +4,12 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
 import type { Connection } from '../storage/database.js'
 import type { Schema } from '../storage/schema.js'
+import { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.js'
 
-/** Each subscription's new events, a batch at a time and in order (see deliver-batch.ts). */
-export const BATCH_QUEUE = 'webhook-batches'
-/** Single deliveries: a failed one's retries, and the events of its subject queued behind it. */
-export const DELIVERY_QUEUE = 'webhook-deliveries'
+export { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA }
+
 // Sent side by side; a slow receiver holds only the deliveries fetched with its own, up to its timeout.
 const DELIVERIES_PER_FETCH = 10
-// pg-boss's own tables, beside the service's.
-export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
 // Their jobs, which the queue reads directly where pg-boss has no call for the question.
 const JOBS = sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)
 // How many times in an attempt's limit the queue looks for attempts past it (their instance is gone).
