@@ -7,6 +7,7 @@ import { deliveryHandler } from '../src/webhooks/deliver.js'
 import type { DeliveryQueue } from '../src/webhooks/delivery-queue.js'
 import { anySubscription, dispatchEvents } from '../src/webhooks/dispatch.js'
 import { EventBodies } from '../src/webhooks/event-bodies.js'
+import { registerQueueMetrics } from '../src/webhooks/queue-metrics.js'
 import { eventRepresentation } from '../src/webhooks/event-source.js'
 import { newSigningSecret } from '../src/webhooks/signing-secret.js'
 import { checkTargetUrl } from '../src/webhooks/target-lookup.js'
@@ -36,7 +37,8 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
   const delivery = {
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     allowPrivateTargets,
-    disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS
+    disableAfterSeconds: config.WEBHOOK_DISABLE_AFTER_SECONDS,
+    onAttempt: registerQueueMetrics(fastify.metricsRegistry, storage.db, error => log.warn(logCause(error), 'reading the webhook queue\'s figures failed'))
   }
   const handlers = {
     batch: batchHandler(storage.db, repositories.webhookDeliveries, bodies, {
@@ -92,4 +94,4 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(webhooksPlugin, { name: 'webhooks', fastify: '5.x', dependencies: ['config', 'storage', 'repositories', 'api-versioning'] })
+export default fp(webhooksPlugin, { name: 'webhooks', fastify: '5.x', dependencies: ['config', 'storage', 'repositories', 'api-versioning', 'metrics'] })

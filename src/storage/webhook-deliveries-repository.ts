@@ -6,13 +6,15 @@ import { WEBHOOK_ATTEMPT_COLUMNS, type Schema } from './schema.js'
 /**
  * Records attempts at deliveries to one subscription, and its run of failures with them, in one
  * statement: attempts that all succeeded end the run; any failure starts one (or goes on with it,
- * when none succeeded), and a failure `disableAfterSeconds` or more after the run began disables it.
+ * when none succeeded), and a failure `disableAfterSeconds` or more after the run began disables it,
+ * as does a `410 Gone` at once: the receiver says it takes no more (the Standard Webhooks convention).
  * The subscription's row is written only when its state changes: every delivery of a healthy
  * subscription rewriting it would queue them all behind its row lock.
  */
 export async function recordAttempts (db: Kysely<Schema>, webhookId: string, attempts: readonly NewAttempt[], disableAfterSeconds: number): Promise<RecordedAttempts> {
   const failed = attempts.some(attempt => !attempt.outcome.ok)
   const succeeded = attempts.some(attempt => attempt.outcome.ok)
+  const gone = attempts.some(attempt => attempt.outcome.statusCode === 410)
   const column = <T>(pick: (attempt: NewAttempt) => T): T[] => attempts.map(pick)
   const { rows } = await sql<{ ativo: boolean, failing_seconds: number | null, recovered: boolean }>`with tentativa as (
       insert into webhook_tentativas (webhook_id, evento_id, mensagem_id, numero, duracao_ms, codigo, resultado, erro)
@@ -20,7 +22,7 @@ export async function recordAttempts (db: Kysely<Schema>, webhookId: string, att
         ${column(a => a.outcome.durationMs)}::int[], ${column(a => a.outcome.statusCode ?? null)}::int[],
         ${column(a => a.outcome.ok ? 'sucesso' : 'falha')}::text[], ${column(a => a.outcome.error ?? null)}::text[])
     ), atual as (
-      select id, ativo, falhando_desde, desde, desde <= now() - make_interval(secs => ${disableAfterSeconds}) as vencida
+      select id, ativo, falhando_desde, desde, (${gone} or desde <= now() - make_interval(secs => ${disableAfterSeconds})) as vencida
       from webhooks, lateral (select case when not ${failed} then null when ${succeeded} then now() else coalesce(falhando_desde, now()) end as desde) d
       where id = ${webhookId}
     ), mudou as (

@@ -48,15 +48,17 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
     const held = await queue.heldSubjects(job.webhookId, [...new Set(events.map(event => event.subjectId))])
     const attempts: NewAttempt[] = []
     const later: DeliveryJob[] = []
-    const queueLater = (event: EventBody, failed = false): void => {
-      if (failed && settings.retryLimit === 0) return
+    // `failed`: its attempt here failed, with what that attempt's receiver said.
+    const queueLater = (event: EventBody, failed?: { retryAfterSeconds?: number }): void => {
+      if (failed !== undefined && settings.retryLimit === 0) return
       later.push({
         webhookId: job.webhookId,
         eventId: event.id,
         subjectId: event.subjectId,
         messageId: messageIdOf(job.webhookId, event.id),
         body: event.body,
-        ...(failed && { batchAttempted: true })
+        ...(failed !== undefined && { batchAttempted: true }),
+        ...(failed?.retryAfterSeconds !== undefined && { retryAfterSeconds: failed.retryAfterSeconds })
       })
     }
 
@@ -80,7 +82,7 @@ export function batchHandler (db: Kysely<Schema>, deliveries: WebhookDeliveriesR
         attempts.push({ eventId: event.id, messageId, number: 1, outcome })
         if (!outcome.ok) {
           if (outcome.error !== undefined && UNREACHABLE.has(outcome.error)) unreachable = true
-          queueLater(event, true)
+          queueLater(event, outcome)
           for (const rest of chain.slice(i + 1)) queueLater(rest)
           return
         }

@@ -13,6 +13,8 @@ export interface DeliverySettings {
   allowPrivateTargets: boolean
   /** WEBHOOK_DISABLE_AFTER_SECONDS: a subscription failing for this long is disabled. */
   disableAfterSeconds: number
+  /** Told of every attempt made, as it ends (the metrics count them). */
+  onAttempt?: (outcome: AttemptOutcome) => void
 }
 
 /** Where a subscription's deliveries go, and the key that signs them. */
@@ -24,13 +26,15 @@ export function signingTarget ({ url, secret }: { url: string, secret: string })
 
 /** One signed POST of `body` to the subscription's target. */
 export async function sendSigned (target: SigningTarget, messageId: string, body: string, settings: DeliverySettings): Promise<AttemptOutcome> {
-  return await sendDelivery({
+  const outcome = await sendDelivery({
     url: target.url,
     headers: { ...signedHeaders(target.key, messageId, Math.floor(Date.now() / 1000), body) },
     body,
     timeoutMs: settings.timeoutMs,
     allowPrivateTargets: settings.allowPrivateTargets
   })
+  settings.onAttempt?.(outcome)
+  return outcome
 }
 
 export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settings: DeliverySettings): DeliveryHandler {
@@ -40,7 +44,9 @@ export function deliveryHandler (deliveries: WebhookDeliveriesRepository, settin
     if (target === undefined || job.eventId <= target.afterEvent) return
     const outcome = await sendSigned(signingTarget(target), job.messageId, job.body, settings)
     const { enabled, ...standing } = await deliveries.recordAttempts(job.webhookId, [{ eventId: job.eventId, messageId: job.messageId, number: attempt.number, outcome }], settings.disableAfterSeconds)
-    if (!outcome.ok && enabled && !attempt.last) return { ...standing, done: false, reason: `attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}` }
+    if (!outcome.ok && enabled && !attempt.last) {
+      return { ...standing, done: false, reason: `attempt ${attempt.number} failed: ${outcome.error ?? 'unknown'}`, ...(outcome.retryAfterSeconds !== undefined && { retryAfterSeconds: outcome.retryAfterSeconds }) }
+    }
     return { ...standing, done: true }
   }
 }

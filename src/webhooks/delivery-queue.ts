@@ -4,15 +4,12 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
 import type { Connection } from '../storage/database.js'
 import type { Schema } from '../storage/schema.js'
+import { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.js'
 
-/** Each subscription's new events, a batch at a time and in order (see deliver-batch.ts). */
-export const BATCH_QUEUE = 'webhook-batches'
-/** Single deliveries: a failed one's retries, and the events of its subject queued behind it. */
-export const DELIVERY_QUEUE = 'webhook-deliveries'
+export { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA }
+
 // Sent side by side; a slow receiver holds only the deliveries fetched with its own, up to its timeout.
 const DELIVERIES_PER_FETCH = 10
-// pg-boss's own tables, beside the service's.
-export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
 // Their jobs, which the queue reads directly where pg-boss has no call for the question.
 const JOBS = sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)
 // How many times in an attempt's limit the queue looks for attempts past it (their instance is gone).
@@ -39,6 +36,8 @@ export interface DeliveryJob {
    * job's own retry count does not include it.
    */
   batchAttempted?: true
+  /** That first attempt's receiver asked to wait this many seconds (Retry-After); not stored with the job. */
+  retryAfterSeconds?: number
 }
 
 export interface DeliveryQueueSettings {
@@ -90,7 +89,7 @@ export type BatchHandler = (job: BatchJob, queue: Pick<DeliveryQueue, 'addDelive
  */
 export type DeliveryHandler = (job: DeliveryJob, attempt: { number: number, last: boolean }) => Promise<DeliveryOutcome | undefined>
 
-export type DeliveryOutcome = SubscriptionStanding & ({ done: true } | { done: false, reason: string })
+export type DeliveryOutcome = SubscriptionStanding & ({ done: true } | { done: false, reason: string, retryAfterSeconds?: number })
 
 export interface DeliveryQueue {
   /** Queues batches as part of the transaction that moves the dispatch position. */
@@ -189,7 +188,7 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
       if (deliveries.length === 0) return
       const connection = { db: fromKysely(trx) }
       const priority = laneOf(failingSeconds)
-      await boss.insert(DELIVERY_QUEUE, deliveries.map(data => ({
+      await boss.insert(DELIVERY_QUEUE, deliveries.map(({ retryAfterSeconds, ...data }) => ({
         id: deliveryJobId(data.eventId, data.webhookId),
         data,
         priority,
@@ -202,6 +201,9 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
       // later deliveries, as a job merely deferred to then would not.
       const failed = deliveries.filter(delivery => delivery.batchAttempted === true)
       if (failed.length > 0) await boss.fail(DELIVERY_QUEUE, failed.map(({ eventId, webhookId }) => deliveryJobId(eventId, webhookId)), { message: 'its first attempt failed in its batch' }, connection)
+      for (const { eventId, webhookId, retryAfterSeconds } of failed) {
+        if (retryAfterSeconds !== undefined) await deferRetry(deliveryJobId(eventId, webhookId), retryAfterSeconds, connection)
+      }
     },
     async heldSubjects (webhookId, subjectIds) {
       if (subjectIds.length === 0) return new Set()
@@ -220,6 +222,17 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
       await supervising
       await boss.stop({ graceful: true, timeout: settings.batchExpireSeconds * 1000 })
     }
+  }
+
+  // A receiver that answered 429 or 503 with Retry-After is not tried again before then (at most the
+  // longest retry delay), nor sooner than the backoff pg-boss gave the retry when the attempt failed.
+  // Deferred in place, in `retry` state, so its subject's later deliveries still wait behind it.
+  async function deferRetry (id: string, seconds: number, connection?: { db: ReturnType<typeof fromKysely> }): Promise<void> {
+    const wait = Math.min(seconds, settings.retryDelayMaxSeconds)
+    const job = await boss.getJobById(DELIVERY_QUEUE, id, connection)
+    // Read as text on some connections: a Date whatever it was.
+    if (job?.state !== 'retry' || new Date(job.startAfter).getTime() >= Date.now() + wait * 1000) return
+    await boss.update(DELIVERY_QUEUE, undefined, { id, startAfter: wait, ...connection })
   }
 
   // A job of these queues ends failed only when its last attempt did not end in time (its instance
@@ -291,16 +304,17 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
     includeMetadata: true
   } as const
   const work = async (jobs: Array<JobWithMetadata<DeliveryJob>>): Promise<JobResult[]> => await Promise.all(jobs.map(async (job): Promise<JobResult> => {
-    const { result, lane } = await attempt(job)
+    const { result, lane, retryAfterSeconds } = await attempt(job)
     // Settled as soon as its own attempt ends, not with its batch: the next delivery of its subject
     // must not wait for a batch-mate's slow receiver. Settling the batch afterwards finds this attempt
     // settled and leaves it (pg-boss fences a settlement to the attempt it fetched).
     const fetched = { id: job.id, retryCount: job.retryCount }
     const settling = result.status === 'completed' ? boss.complete(DELIVERY_QUEUE, fetched) : boss.fail(DELIVERY_QUEUE, fetched, result.output)
-    await settling.then(response => {
+    await settling.then(async response => {
       const { affected } = response as { affected?: number }
       // The queue took the attempt for lost meanwhile (past the attempt limit): it is sent again.
       if (affected === 0) onError(new Error(`delivery ${job.id}, attempt ${job.retryCount + 1}: the queue no longer held it when it ended; it is sent again`))
+      else if (retryAfterSeconds !== undefined) await deferRetry(job.id, retryAfterSeconds).catch(onError)
     }, (error: Error) => { onError(new Error(`delivery ${job.id}: settling it at once failed, its batch settles it: ${error.message}`)) })
     // Once settled, so that a retry moves with the rest of its subscription's deliveries.
     if (lane !== undefined) await moveToLane(job.data.webhookId, lane).catch(onError)
@@ -314,7 +328,7 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
   ]
 
   /** Runs the attempt; `lane` is where its subscription's deliveries go now, when they move. */
-  async function attempt (job: JobWithMetadata<DeliveryJob>): Promise<{ result: JobResult, lane?: number }> {
+  async function attempt (job: JobWithMetadata<DeliveryJob>): Promise<{ result: JobResult, lane?: number, retryAfterSeconds?: number }> {
     // The job's own limit, one spare included (see addDeliveries): it was set when the job was queued,
     // perhaps by an instance with another WEBHOOK_RETRY_LIMIT. Failing it past that would end it failed.
     const last = job.retryCount >= job.retryLimit - 1
@@ -322,8 +336,9 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
       const outcome = await handlers.delivery(job.data, { number: job.retryCount + (job.data.batchAttempted === true ? 2 : 1), last })
       if (outcome === undefined) return { result: { id: job.id, status: 'completed' } }
       const lane = laneOf(outcome.failingSeconds)
-      const result: JobResult = outcome.done ? { id: job.id, status: 'completed' } : { id: job.id, status: 'failed', output: { message: outcome.reason } }
-      return { result, ...((outcome.recovered || lane !== job.priority) && { lane }) }
+      const moved = (outcome.recovered || lane !== job.priority) && { lane }
+      if (outcome.done) return { result: { id: job.id, status: 'completed' }, ...moved }
+      return { result: { id: job.id, status: 'failed', output: { message: outcome.reason } }, ...moved, retryAfterSeconds: outcome.retryAfterSeconds }
     } catch (error) {
       if (!last) return { result: { id: job.id, status: 'failed', output: { message: (error as Error).message } } }
       onError(error as Error)

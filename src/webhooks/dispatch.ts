@@ -7,11 +7,10 @@ import { lockDispatchPosition, moveDispatchPosition } from '../storage/webhook-d
 import type { BatchJob, DeliveryQueue } from './delivery-queue.js'
 import type { EventBodies } from './event-bodies.js'
 import { eventsAfter } from './event-source.js'
+import { subscriptionsTaking, type Subscription } from './subscriptions-taking.js'
 
 // Events read per transaction: a backlog is worked through in several, each short.
 const PAGE = 200
-
-interface Subscription { id: string, tipos: string[], desde_evento: number }
 
 /** Dispatches what is pending; returns how many batches were queued. */
 export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQueue, 'addBatches'>, bodies: EventBodies): Promise<number> {
@@ -25,9 +24,10 @@ export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQu
       // it queues nothing, and the next interval dispatches in a transaction begun after.
       if (movedByLaterTransaction) return { batches: [], full: false }
       const page = await eventsAfter(trx, after, PAGE)
+      // Only those its events match: the rest are never read.
       const subscriptions: Subscription[] = page.items.length === 0
         ? []
-        : await trx.selectFrom('webhooks').select(['id', 'tipos', 'desde_evento']).where('ativo', '=', true).execute()
+        : await subscriptionsTaking(trx, page.items.map(event => event.type), page.items.at(-1)!.id)
       const batches: BatchJob[] = subscriptions.map(subscription => ({ webhookId: subscription.id, eventIds: [] }))
       for (const event of page.items) {
         let taken = false

@@ -4,6 +4,7 @@ import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Agent, request } from 'undici'
 import type { AttemptError } from '../domain/webhook-attempt.js'
+import { retryAfterSeconds } from './retry-after.js'
 import { publicOnlyLookup, resolvePublicAddresses, targetHost } from './target-lookup.js'
 
 export interface DeliveryRequest {
@@ -21,6 +22,8 @@ export interface AttemptOutcome {
   /** The receiver's status code, when it answered. */
   statusCode?: number
   error?: AttemptError
+  /** A 429 or 503 with Retry-After: the seconds the receiver asks to wait before the next attempt. */
+  retryAfterSeconds?: number
 }
 
 // What a receiver's answer may hold that is read (and thrown away): enough for any acknowledgement.
@@ -57,7 +60,8 @@ export async function sendDelivery (delivery: DeliveryRequest): Promise<AttemptO
     // Read to its end, so the connection serves the next delivery, unless it goes on too long.
     await response.body.dump({ limit: MAX_ANSWER_BYTES })
     const { statusCode } = response
-    return { ...outcomeOf(statusCode), durationMs: elapsed() }
+    const wait = retryAfterSeconds(statusCode, response.headers['retry-after'])
+    return { ...outcomeOf(statusCode), durationMs: elapsed(), ...(wait !== undefined && { retryAfterSeconds: wait }) }
   } catch (error) {
     return { ok: false, durationMs: elapsed(), error: errorOf(error) }
   }

@@ -21,7 +21,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
     if (db === undefined) return
     await migrateTo(db, '0001-recruitment')
     await insertOld(db, ['Ana@Example.com', 'jos\u00e9@exemplo.com.br', ...Array.from({ length: 1500 }, (_, i) => `antiga-${i}@example.com`)])
-    t.same(await migrateToLatest(db), ['0002-email-key', '0003-events', '0004-webhooks', '0005-webhook-dispatch-time'])
+    t.same(await migrateToLatest(db), Object.keys(migrations).slice(1), 'every migration after the first runs')
     const keys = await sql<{ email_chave: string }>`select email_chave from candidatos where email in ('Ana@Example.com', 'antiga-1499@example.com') order by email_chave`.execute(db)
     t.same(keys.rows.map(row => row.email_chave), ['ana@example.com', 'antiga-1499@example.com'], 'every row has its key, past the first batch')
     const candidatos = createCandidatosRepository(db)
