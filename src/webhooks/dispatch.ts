@@ -7,11 +7,17 @@ import { lockDispatchPosition, moveDispatchPosition } from '../storage/webhook-d
 import type { BatchJob, DeliveryQueue } from './delivery-queue.js'
 import type { EventBodies } from './event-bodies.js'
 import { eventsAfter } from './event-source.js'
+import { mayReceive } from './readable-types.js'
 
 // Events read per transaction: a backlog is worked through in several, each short.
 const PAGE = 200
 
-interface Subscription { id: string, tipos: string[], desde_evento: number }
+interface Subscription { id: string, tipos: string[], escopos: string[], desde_evento: number }
+
+/** Whether the subscription takes an event of this type: one it asked for, and its creator may read. */
+function takesType (subscription: Subscription, type: string): boolean {
+  return (subscription.tipos.length === 0 || subscription.tipos.includes(type)) && mayReceive(type, subscription.escopos)
+}
 
 /** Dispatches what is pending; returns how many batches were queued. */
 export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQueue, 'addBatches'>, bodies: EventBodies): Promise<number> {
@@ -27,13 +33,13 @@ export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQu
       const page = await eventsAfter(trx, after, PAGE)
       const subscriptions: Subscription[] = page.items.length === 0
         ? []
-        : await trx.selectFrom('webhooks').select(['id', 'tipos', 'desde_evento']).where('ativo', '=', true).execute()
+        : await trx.selectFrom('webhooks').select(['id', 'tipos', 'escopos', 'desde_evento']).where('ativo', '=', true).execute()
       const batches: BatchJob[] = subscriptions.map(subscription => ({ webhookId: subscription.id, eventIds: [] }))
       for (const event of page.items) {
         let taken = false
         for (const [i, subscription] of subscriptions.entries()) {
           if (event.id <= subscription.desde_evento) continue
-          if (subscription.tipos.length > 0 && !subscription.tipos.includes(event.type)) continue
+          if (!takesType(subscription, event.type)) continue
           batches[i]!.eventIds.push(event.id)
           taken = true
         }

@@ -4,6 +4,7 @@ import { emailKeyColumn } from './0002-email-key.js'
 import { events } from './0003-events.js'
 import { webhooks } from './0004-webhooks.js'
 import { webhookDispatchTime } from './0005-webhook-dispatch-time.js'
+import { webhookOwner } from './0006-webhook-owner.js'
 
 /**
  * Every migration, in order of name. Listed in code rather than read from a folder so the same
@@ -14,5 +15,6 @@ export const migrations: Record<string, Migration> = {
   '0002-email-key': emailKeyColumn,
   '0003-events': events,
   '0004-webhooks': webhooks,
-  '0005-webhook-dispatch-time': webhookDispatchTime
+  '0005-webhook-dispatch-time': webhookDispatchTime,
+  '0006-webhook-owner': webhookOwner
 }
