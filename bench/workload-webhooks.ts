@@ -116,7 +116,7 @@ export async function measureWebhooks (bench: WorkloadBench, copyUrl: string): P
     const without: Side = { name: 'without', server: await bench.startService('service, no subscriptions', { env }), databaseUrl: bench.databaseUrl }
     // BENCH_CPU_PROFILE profiles the one with subscriptions: where the deliveries' time goes.
     const withThem: Side = { name: 'with', server: await bench.startService(`service, ${SUBSCRIPTIONS} subscriptions`, { nodeFlags: [...SHIPPED_NODE_FLAGS, ...profilingFlags()], env: { ...env, DATABASE_URL: copyUrl } }), databaseUrl: copyUrl }
-    const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'webhooks:write', ttl: 24 * 3600 })}`
+    const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'webhooks:write eventos:read', ttl: 24 * 3600 })}`
     await skipBacklog(copyUrl)
     const subscribed = await subscribe(withThem.server, authorization, receivers)
     const report = await measure(bench, receivers, subscribed, without, withThem)

@@ -13,7 +13,7 @@ import { newSigningSecret } from '../src/webhooks/signing-secret.js'
 import { checkTargetUrl } from '../src/webhooks/target-lookup.js'
 
 export interface Webhooks {
-  /** Why a target URL is refused (not public, or its name does not resolve), or undefined when it is allowed. */
+  /** Why a target URL is refused (not public, or its name does not resolve), for the log alone; undefined when it is allowed. */
   checkTarget: (url: string) => Promise<string | undefined>
   newSecret: () => string
 }

@@ -34,7 +34,8 @@ export const ProblemSchema = Type.Object({
   requiredScopes: Type.Optional(Type.Array(Type.String(), { description: '`InsufficientScope`: the scopes this operation requires' })),
   currentStatus: Type.Optional(Type.String({ description: '`ActionNotAllowed`: the candidato\'s status' })),
   allowedActions: Type.Optional(Type.Array(Type.Object({ method: Type.String(), action: Type.String() }), { description: '`ActionNotAllowed`: what the status allows' })),
-  vagaId: Type.Optional(Type.String({ description: 'The vaga a refusal is about' }))
+  vagaId: Type.Optional(Type.String({ description: 'The vaga a refusal is about' })),
+  tipos: Type.Optional(Type.Array(Type.String(), { description: '`WebhookTypesForbidden`: the event types refused' }))
 }, { additionalProperties: true, description: 'An RFC 9457 problem; `code` names the cause' })
 
 /** The codes an answer's schema carries (kept in it until the document is assembled). */

@@ -88,6 +88,10 @@ export interface WebhooksTable {
   desativado_em: ColumnType<IsoTimestamp | null, Date | null | undefined, Date | null>
   criado_em: Timestamp
   atualizado_em: Timestamp
+  /** The creator's actor; null for those made before owners were recorded, seen by webhooks:admin alone. */
+  criado_por: ColumnType<string | null, string, never>
+  /** Which scopes that decide what it may receive its creator held (src/webhooks/readable-types.ts). */
+  escopos: ColumnType<string[], string[], never>
 }
 
 export interface WebhookTentativasTable {
@@ -116,7 +120,7 @@ export const CANDIDATO_COLUMNS = ['id', 'nome', 'email', 'status', 'vaga_id', 't
 /** A candidato as statements return it: its columns but the comparison key. */
 export type CandidatoRow = Pick<Selectable<CandidatosTable>, typeof CANDIDATO_COLUMNS[number]>
 export const IDEMPOTENCY_KEY_COLUMNS = ['scope', 'key', 'fingerprint', 'status_code', 'headers', 'body', 'created_at'] as const
-export const WEBHOOK_COLUMNS = ['id', 'url', 'tipos', 'ativo', 'desde_evento', 'falhando_desde', 'desativado_em', 'criado_em', 'atualizado_em'] as const
+export const WEBHOOK_COLUMNS = ['id', 'url', 'tipos', 'ativo', 'criado_por', 'escopos', 'desde_evento', 'falhando_desde', 'desativado_em', 'criado_em', 'atualizado_em'] as const
 export const WEBHOOK_ATTEMPT_COLUMNS = ['id', 'evento_id', 'mensagem_id', 'numero', 'em', 'duracao_ms', 'codigo', 'resultado', 'erro'] as const
 
 export interface Schema {

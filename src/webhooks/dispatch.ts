@@ -7,10 +7,16 @@ import { lockDispatchPosition, moveDispatchPosition } from '../storage/webhook-d
 import type { BatchJob, DeliveryQueue } from './delivery-queue.js'
 import type { EventBodies } from './event-bodies.js'
 import { eventsAfter } from './event-source.js'
+import { mayReceive } from './readable-types.js'
 import { subscriptionsTaking, type Subscription } from './subscriptions-taking.js'
 
 // Events read per transaction: a backlog is worked through in several, each short.
 const PAGE = 200
+
+/** Whether the subscription takes an event of this type: one it asked for, and its creator may read. */
+function takesType (subscription: Subscription, type: string): boolean {
+  return (subscription.tipos.length === 0 || subscription.tipos.includes(type)) && mayReceive(type, subscription.escopos)
+}
 
 /** Dispatches what is pending; returns how many batches were queued. */
 export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQueue, 'addBatches'>, bodies: EventBodies): Promise<number> {
@@ -33,7 +39,7 @@ export async function dispatchEvents (db: Kysely<Schema>, queue: Pick<DeliveryQu
         let taken = false
         for (const [i, subscription] of subscriptions.entries()) {
           if (event.id <= subscription.desde_evento) continue
-          if (subscription.tipos.length > 0 && !subscription.tipos.includes(event.type)) continue
+          if (!takesType(subscription, event.type)) continue
           batches[i]!.eventIds.push(event.id)
           taken = true
         }

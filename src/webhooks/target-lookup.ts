@@ -48,7 +48,10 @@ export function publicOnlyLookup (hostname: string, options: LookupOneOptions | 
   }, (error: Error) => { callback(Object.assign(error, { code: 'ETARGETREFUSED' }), '') })
 }
 
-/** Why a subscription's URL is refused, or undefined: http(s) only, and a public host unless private targets are allowed. */
+/**
+ * Why a subscription's URL is refused, or undefined: http(s) only, and a public host unless private
+ * targets are allowed. The reason names internal addresses: it goes to the log, never to the client.
+ */
 export async function checkTargetUrl (url: string, allowPrivateTargets: boolean): Promise<string | undefined> {
   const parsed = URL.parse(url)
   if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return 'The URL must be an http:// or https:// URL.'

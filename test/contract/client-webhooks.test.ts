@@ -19,7 +19,7 @@ async function refusal (promise: Promise<unknown>): Promise<string> {
 t.test('a delivery from the running service verifies, and a tampered, stale or foreign one is refused', async t => {
   const app = await build(t, { env: FAST })
   await app.health.lifecycle.reached('serving')
-  const api = createV2Client({ baseUrl: await app.listen({ port: 0, host: '127.0.0.1' }), token: await mintToken({ scope: 'vagas:write webhooks:write', ttl: '1h' }) })
+  const api = createV2Client({ baseUrl: await app.listen({ port: 0, host: '127.0.0.1' }), token: await mintToken({ scope: 'vagas:read vagas:write webhooks:write', ttl: '1h' }) })
   const receiver = await startReceiver(t)
   const subscription = await api.POST('/api/v2/webhooks', { body: { url: receiver.url } })
   const secret = subscription.data!.segredo

@@ -87,13 +87,13 @@ t.test('every operation declares each catalogued problem it can answer, and the 
   const paging = Object.values(docs).flatMap(doc => Object.values(doc.paths).flatMap(ops => Object.values(ops)))
     .flatMap(operation => (operation.parameters ?? []).filter(p => p.in === 'query' && (p.name === 'limit' || p.name === 'offset')))
   // Three list operations per version (/vagas, /candidatos, /vagas/{id}/candidatos): each takes a
-  // limit, and an offset in the versions that page by offset; the event feed and the webhooks' attempts take a limit where they are served.
+  // limit, and an offset in the versions that page by offset; the event feed, the webhook subscriptions and their attempts take a limit where they are served.
   const byOffset = (resource: VersionedResource<{ paging: string }>) => servedVersions(app.apiVersions, resource).filter(served => served.profile.paging === 'offset').length
   const versions = app.apiVersions.versions.length
   const feeds = servedVersions(app.apiVersions, eventoVersions).filter(served => served.profile.served).length
   const withWebhooks = servedVersions(app.apiVersions, webhookVersions).filter(served => served.profile.served).length
-  t.equal(paging.length, 3 * versions + byOffset(vagaVersions) + 2 * byOffset(candidatoVersions) + feeds + withWebhooks,
-    `limit on the three list operations of each of ${versions} versions, on the ${feeds} feeds and the ${withWebhooks} webhook attempt lists, offset on those paged by offset`)
+  t.equal(paging.length, 3 * versions + byOffset(vagaVersions) + 2 * byOffset(candidatoVersions) + feeds + 2 * withWebhooks,
+    `limit on the three list operations of each of ${versions} versions, on the ${feeds} feeds and the ${withWebhooks} webhook subscription and attempt lists, offset on those paged by offset`)
   t.same(paging.filter(p => p.required === true), [], 'paging parameters have defaults and are optional')
 })
 

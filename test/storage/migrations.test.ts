@@ -3,6 +3,7 @@ import { Migrator, sql, type Kysely } from 'kysely'
 import { migrations } from '../../src/storage/migrations/index.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import { createCandidatosRepository, DuplicateEmailError } from '../../src/storage/candidatos-repository.js'
+import { createWebhooksRepository } from '../../src/storage/webhooks-repository.js'
 import type { Schema } from '../../src/storage/schema.js'
 import { emptyDatabase, type Backend } from '../support/database.js'
 
@@ -38,3 +39,16 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
     t.same(columns.rows, [], 'the migration rolled back')
   })
 }
+
+t.test('0006: subscriptions made before it belong to no one, seen by webhooks:admin alone, and may receive nothing', async t => {
+  const db = await emptyDatabase(t, 'pglite')
+  if (db === undefined) return
+  await migrateTo(db, '0005-webhook-dispatch-time')
+  const { rows } = await sql<{ id: string }>`insert into webhooks (url, segredo, desde_evento) values ('https://example.com/hook', 'whsec_AAAA', 0) returning id`.execute(db)
+  const id = rows[0]!.id
+  await migrateToLatest(db)
+  const webhooks = createWebhooksRepository(db)
+  t.equal(await webhooks.findById(id, { owner: 'client:anyone' }), undefined, 'no client owns it')
+  t.match(await webhooks.findById(id, { every: true }), { id, criadoPor: null, escopos: [] }, 'the admin sees it; its creator\'s scopes are unknown')
+  await t.rejects(sql`insert into webhooks (url, segredo, desde_evento, criado_por) values ('https://example.com/hook', 'whsec_AAAA', 0, 'x')`.execute(db), /escopos/, 'a new one must say what its creator may read')
+})

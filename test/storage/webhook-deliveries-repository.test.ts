@@ -14,7 +14,7 @@ t.test('attempts, failures and the purge', async t => {
   if (db === undefined) return
   const webhooks = createWebhooksRepository(db)
   const deliveries = createWebhookDeliveriesRepository(db, 24)
-  const webhook = await webhooks.create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
+  const webhook = await webhooks.create({ url: 'https://example.com/hook', tipos: [], ativo: true }, { actor: 'test', readScopes: ['eventos:read'] }, 'whsec_AAAA', 10) as WebhookRecord
   const attempt = (number: number, outcome = failed) => ({ eventId: 1, messageId: 'msg_1', number, outcome })
 
   const runBeganAnHourAgo = async () => { await sql`update webhooks set falhando_desde = now() - interval '1 hour'`.execute(db) }
@@ -29,7 +29,7 @@ t.test('attempts, failures and the purge', async t => {
   t.ok(next.failingSeconds !== null && next.failingSeconds < 60, 'counted from now')
   await runBeganAnHourAgo()
   t.match(await deliveries.recordAttempts(webhook.id, [attempt(4)], 60), { enabled: false }, 'a failure past the period disables it')
-  t.match(await webhooks.findById(webhook.id), { ativo: false, desativadoEm: String })
+  t.match(await webhooks.findById(webhook.id, { every: true }), { ativo: false, desativadoEm: String })
   t.equal(await deliveries.target(webhook.id), undefined, 'a disabled subscription has no target')
 
   t.same((await deliveries.listAttempts(webhook.id, 10)).map(a => a.numero), [4, 3, 2, 1], 'newest first')
@@ -42,7 +42,7 @@ t.test('attempts that change nothing leave the subscription\'s row unwritten', a
   const db = await migratedDatabase(t, 'pglite')
   if (db === undefined) return
   const deliveries = createWebhookDeliveriesRepository(db, 24)
-  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
+  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, { actor: 'test', readScopes: ['eventos:read'] }, 'whsec_AAAA', 10) as WebhookRecord
   const attempt = (number: number, outcome: typeof failed | typeof succeeded) => ({ eventId: 1, messageId: 'msg_1', number, outcome })
   // The row's version: a new one with every write.
   const version = async () => (await sql<{ xmin: string }>`select xmin::text from webhooks where id = ${webhook.id}`.execute(db)).rows[0]!.xmin
@@ -63,7 +63,7 @@ t.test('a batch\'s attempts in one record', async t => {
   const db = await migratedDatabase(t, 'pglite')
   if (db === undefined) return
   const deliveries = createWebhookDeliveriesRepository(db, 24)
-  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, 'whsec_AAAA', 10) as WebhookRecord
+  const webhook = await createWebhooksRepository(db).create({ url: 'https://example.com/hook', tipos: [], ativo: true }, { actor: 'test', readScopes: ['eventos:read'] }, 'whsec_AAAA', 10) as WebhookRecord
   const runBeganLately = async () => (await sql<{ lately: boolean }>`select falhando_desde > now() - interval '1 minute' as lately from webhooks where id = ${webhook.id}`.execute(db)).rows[0]!.lately
 
   await deliveries.recordAttempts(webhook.id, [{ eventId: 1, messageId: 'msg_1', number: 1, outcome: failed }], 60)

@@ -7,7 +7,7 @@ import { startReceiver, type Receiver } from './webhook-receiver.js'
 export async function subscribedReceiver (t: { teardown: (fn: () => unknown) => void }, db: Kysely<Schema>): Promise<{ receiver: Receiver, webhookId: string }> {
   const receiver = await startReceiver(t)
   receiver.secret = newSigningSecret()
-  const { id: webhookId } = await db.insertInto('webhooks').values({ url: receiver.url, tipos: [], ativo: true, segredo: receiver.secret, desde_evento: 0 })
+  const { id: webhookId } = await db.insertInto('webhooks').values({ url: receiver.url, tipos: [], ativo: true, criado_por: 'test', escopos: ['eventos:read'], segredo: receiver.secret, desde_evento: 0 })
     .returning('id').executeTakeFirstOrThrow()
   return { receiver, webhookId }
 }

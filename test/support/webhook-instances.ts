@@ -26,7 +26,7 @@ export async function webhookInstances (t: Test, count: number, settings: Record
   }
   const [instances, send] = await Promise.all([
     Promise.all(Array.from({ length: count }, startAnother)),
-    serviceApi('vagas:write candidatos:write webhooks:write')
+    serviceApi('vagas:write candidatos:write webhooks:write eventos:read')
   ])
   return { instances, startAnother, send, databaseUrl }
 }

@@ -48,7 +48,7 @@ async function deadServer (t: Test): Promise<number> {
 t.test('dead receivers do not hold back a healthy receiver\'s due retries', async t => {
   const app = await build(t, { env: ENV })
   await app.health.lifecycle.reached('serving')
-  const headers = await bearer({ scope: 'candidatos:write webhooks:write' })
+  const headers = await bearer({ scope: 'candidatos:write webhooks:write eventos:read' })
   const post = async (url: string, payload: object): Promise<{ id: string, segredo?: string }> => {
     const res = await app.inject({ method: 'POST', url, headers, payload })
     assert.equal(res.statusCode, 201, res.body)

@@ -227,3 +227,32 @@ t.test('a receiver that holds every delivery slows no other receiver, not even o
   t.equal(stuck.deliveries.length, 1, 'while the other still holds the first')
   for (const answer of release) answer()
 })
+
+t.test('a subscription made without candidatos:read or eventos:read never receives a candidato event', async t => {
+  const app = await build(t, { env: FAST })
+  await app.health.lifecycle.reached('serving')
+  const api = await client(app)
+  const everything = await startReceiver(t)
+  await subscribe(api, everything)
+  const vagasOnly = await startReceiver(t)
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v2/webhooks',
+    headers: await bearer({ sub: 'vagas-reader', scope: 'webhooks:write vagas:read' }),
+    payload: { url: vagasOnly.url }
+  })
+  t.equal(created.statusCode, 201, created.body)
+  vagasOnly.secret = created.json().segredo
+
+  const vaga = await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
+  const candidato = await api.send('POST', '/api/v2/candidatos', { nome: 'Ana', email: 'ana@example.com' })
+  await api.send('POST', `/api/v2/candidatos/${candidato.id}/candidatar`, { vagaId: vaga.id })
+  await api.send('POST', '/api/v2/vagas', { titulo: 'Dados' })
+
+  await eventually(() => { assert.equal(everything.deliveries.length, 4) })
+  // The last event is a vaga's: once it is in, every event before it was dispatched to this subscription too.
+  await eventually(() => { assert.equal(vagasOnly.deliveries.length, 2) })
+  t.same(vagasOnly.deliveries.map(d => d.payload.type), ['vaga.criada', 'vaga.criada'], 'the vagas\' events only')
+  t.notOk(vagasOnly.deliveries.some(d => d.body.includes('ana@example.com')), 'no candidato\'s name or e-mail')
+  t.ok(vagasOnly.deliveries.every(d => d.verified), 'each verified')
+})

@@ -29,11 +29,11 @@ async function tenThousandNotMatching (t: Test, backend: Backend): Promise<void>
   const database = await migratedStorage(t, backend)
   if (database === undefined) return
   const { db } = database
-  await sql`insert into webhooks (url, tipos, segredo, desde_evento)
-    select 'http://127.0.0.1:9/hook', '{nada.acontece}', 'whsec_x', 0 from generate_series(1, 10000)`.execute(db)
-  const vagas = await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/vagas', tipos: ['vaga.criada'], ativo: true, segredo: 'whsec_x', desde_evento: 0 })
+  await sql`insert into webhooks (url, tipos, criado_por, escopos, segredo, desde_evento)
+    select 'http://127.0.0.1:9/hook', '{nada.acontece}', 'test', '{eventos:read}', 'whsec_x', 0 from generate_series(1, 10000)`.execute(db)
+  const vagas = await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/vagas', tipos: ['vaga.criada'], ativo: true, criado_por: 'test', escopos: ['eventos:read'], segredo: 'whsec_x', desde_evento: 0 })
     .returning('id').executeTakeFirstOrThrow()
-  const everything = await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/tudo', tipos: [], ativo: true, segredo: 'whsec_x', desde_evento: 0 })
+  const everything = await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/tudo', tipos: [], ativo: true, criado_por: 'test', escopos: ['eventos:read'], segredo: 'whsec_x', desde_evento: 0 })
     .returning('id').executeTakeFirstOrThrow()
   await db.transaction().execute(async trx => {
     await appendEvents(trx, [

@@ -39,7 +39,7 @@ t.test('a dispatch that began before the last one does not queue a subject\'s la
   const database = await migratedStorage(t, 'postgres')
   if (database === undefined) return
   const { db } = database
-  await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/hook', tipos: [], ativo: true, segredo: 'whsec_x', desde_evento: 0 }).execute()
+  await db.insertInto('webhooks').values({ url: 'http://127.0.0.1:9/hook', tipos: [], ativo: true, criado_por: 'test', escopos: ['eventos:read'], segredo: 'whsec_x', desde_evento: 0 }).execute()
   const subject = { kind: 'vaga' as const, id: randomUUID() }
   const event = async (type: string): Promise<void> => {
     await db.transaction().execute(async trx => { await appendEvents(trx, [{ type, actor: 'test', subject, data: null }]) })

@@ -11,7 +11,7 @@ t.test('attempts by outcome, jobs waiting and retrying, the oldest due one\'s ag
   // The retry after the failure waits an hour: it stays in the queue, retrying, and not due.
   const app = await build(t, { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_RETRY_DELAY_SECONDS: '3600' } })
   await app.health.lifecycle.reached('serving')
-  const headers = await bearer({ scope: 'vagas:write webhooks:write metrics:read' })
+  const headers = await bearer({ scope: 'vagas:read vagas:write webhooks:write metrics:read' })
   const receiver = await startReceiver(t)
   receiver.answer = () => ({ status: 500 })
   const subscribed = await app.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: receiver.url } })

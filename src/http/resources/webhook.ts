@@ -1,11 +1,22 @@
 // The webhook subscription representation, and its delivery attempts.
 import { Type } from '@sinclair/typebox'
-import type { WebhookRecord } from '../../storage/webhooks-repository.js'
+import type { FastifyRequest } from 'fastify'
+import type { WebhookRecord, WebhookViewer } from '../../storage/webhooks-repository.js'
 import { ATTEMPT_ERRORS } from '../../domain/webhook-attempt.js'
 import { EventTypeSchema } from './evento.js'
 import { Id, Links, NullableString, StringEnum, Timestamp } from './common.js'
 
 export const webhookPath = (id: string): string => `/webhooks/${id}`
+
+/** Widens webhooks:write from the caller's own subscriptions to every one. */
+export const WEBHOOKS_ADMIN_SCOPE = 'webhooks:admin'
+
+/** Whose subscriptions the caller reaches: its own, or with webhooks:admin every one. */
+export function webhookViewer (request: FastifyRequest): WebhookViewer {
+  const principal = request.principal
+  if (principal === undefined) throw new Error('the webhook routes require a token')
+  return principal.scopes.has(WEBHOOKS_ADMIN_SCOPE) ? { every: true } : { owner: principal.actor }
+}
 
 const URL_FIELDS = { format: 'uri', maxLength: 2000, examples: ['https://example.com/hooks/recrutamento'] }
 // A scheme is any case (RFC 3986); the subscription keeps the URL as URL parsing writes it, so the one shown is in lower case.
@@ -22,6 +33,7 @@ export const WebhookSchema = Type.Object({
   url: Url,
   tipos: Tipos,
   ativo: Ativo,
+  criadoPor: NullableString({ description: 'Who made it: the token\'s actor, as `ator` in a candidato\'s `historico`; null for a subscription made before owners were recorded' }),
   desativadoEm: { ...NullableString({ description: 'When failures disabled it (docs/api.md, "Webhooks"); null otherwise' }), format: 'date-time' },
   criadoEm: Timestamp,
   atualizadoEm: Timestamp,
@@ -45,10 +57,18 @@ export const AttemptSchema = Type.Object({
   erro: Type.Union([StringEnum(ATTEMPT_ERRORS), Type.Null()], { description: 'Why it failed: no answer in time, no connection, a target that is not public, a redirect, or another status than 2xx' })
 }, { description: 'One delivery attempt' })
 
+/** The subscription as WebhookSchema shows it, its fields in the schema's order (lists are written by JSON.stringify). */
 export function webhookRepresentation (webhook: WebhookRecord, href: (path: string) => string) {
   const self = href(webhookPath(webhook.id))
   return {
-    ...webhook,
+    id: webhook.id,
+    url: webhook.url,
+    tipos: webhook.tipos,
+    ativo: webhook.ativo,
+    criadoPor: webhook.criadoPor,
+    desativadoEm: webhook.desativadoEm,
+    criadoEm: webhook.criadoEm,
+    atualizadoEm: webhook.atualizadoEm,
     links: [
       { rel: 'self', href: self, method: 'GET' as const },
       { rel: 'tentativas', href: `${self}/tentativas`, method: 'GET' as const },

@@ -5,6 +5,7 @@ import { events } from './0003-events.js'
 import { webhooks } from './0004-webhooks.js'
 import { webhookDispatchTime } from './0005-webhook-dispatch-time.js'
 import { webhookTypesIndex } from './0006-webhook-types-index.js'
+import { webhookOwner } from './0007-webhook-owner.js'
 
 /**
  * Every migration, in order of name. Listed in code rather than read from a folder so the same
@@ -16,5 +17,6 @@ export const migrations: Record<string, Migration> = {
   '0003-events': events,
   '0004-webhooks': webhooks,
   '0005-webhook-dispatch-time': webhookDispatchTime,
-  '0006-webhook-types-index': webhookTypesIndex
+  '0006-webhook-types-index': webhookTypesIndex,
+  '0007-webhook-owner': webhookOwner
 }

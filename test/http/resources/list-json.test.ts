@@ -10,6 +10,9 @@ import { pageSchemaV1, pageSchemaV2 } from '../../../src/http/resources/collecti
 import { VagaSchema, vagaRepresentation } from '../../../src/http/resources/vaga.js'
 import type { CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
 import type { VagaRecord } from '../../../src/storage/vagas-repository.js'
+import { WebhookSchema, webhookRepresentation } from '../../../src/http/resources/webhook.js'
+import type { WebhookRecord } from '../../../src/storage/webhooks-repository.js'
+import { EVENT_TYPES } from '../../../src/domain/events.js'
 import { versionedHref } from '../../../src/versioning/href.js'
 import { queryString } from '../../../src/http/collection-query.js'
 import { textValue } from '../../fuzz/hostile-values.js'
@@ -69,4 +72,25 @@ t.test('JSON.stringify writes a page, with a total or without, as the schema ser
     t.equal(JSON.stringify(withTotal), v1(withTotal))
     t.equal(JSON.stringify(withoutTotal), v2(withoutTotal))
   }), { numRuns: 200 })
+})
+
+const webhook: fc.Arbitrary<WebhookRecord> = fc.record({
+  id,
+  url: textValue(),
+  tipos: fc.uniqueArray(fc.constantFrom(...EVENT_TYPES), { maxLength: 3 }),
+  ativo: fc.boolean(),
+  criadoPor: fc.option(textValue()),
+  // Not part of the representation: a field the record holds and the schema does not must not leak into a page.
+  escopos: fc.array(fc.constantFrom('vagas:read', 'candidatos:read', 'eventos:read')),
+  desativadoEm: fc.option(instant),
+  criadoEm: instant,
+  atualizadoEm: instant
+})
+
+t.test('JSON.stringify writes a webhook subscription list item as the schema serializer does', async t => {
+  const serialize = build(WebhookSchema)
+  const link = (path: string) => versionedHref('2.0', path)
+  fc.assert(fc.property(webhook, record => {
+    t.equal(JSON.stringify(webhookRepresentation(record, link)), serialize(webhookRepresentation(record, link)))
+  }), { numRuns: 300 })
 })

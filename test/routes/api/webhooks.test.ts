@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { bearer, build } from '../../helper.js'
 import { freshPostgresDatabase } from '../../support/services.js'
 
-const SCOPE = 'webhooks:write'
+const SCOPE = 'webhooks:write eventos:read'
 
 async function app (t: Parameters<typeof build>[0], env: Record<string, string> = {}): Promise<FastifyInstance> {
   const built = await build(t, { env })
@@ -138,3 +138,120 @@ for (const database of ['embedded', 'PostgreSQL'] as const) {
     t.equal((await create()).statusCode, 201, 'one removed makes room for one')
   })
 }
+
+t.test('a subscription belongs to its creator: another client gets 404 for each of its routes, and webhooks:admin sees and manages all', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  const ana = await bearer({ sub: 'ana', scope: SCOPE })
+  const bruno = await bearer({ sub: 'bruno', scope: SCOPE })
+  const admin = await bearer({ sub: 'operadora', scope: `${SCOPE} webhooks:admin` })
+  const create = async (headers: { authorization: string }) => {
+    const res = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'http://127.0.0.1:9/hook' } })
+    t.equal(res.statusCode, 201, res.body)
+    return res.json() as { id: string, segredo: string }
+  }
+  const anas = await create(ana)
+  const brunos = await create(bruno)
+  const ids = async (headers: { authorization: string }) => (await service.inject({ url: '/api/v2/webhooks', headers })).json().items.map((item: { id: string }) => item.id)
+
+  t.same(await ids(ana), [anas.id], 'a client lists its own subscriptions only')
+  t.same(await ids(bruno), [brunos.id])
+  t.same(await ids(admin), [anas.id, brunos.id], 'webhooks:admin lists every one')
+
+  const path = `/api/v2/webhooks/${anas.id}`
+  const others = [
+    { method: 'GET' as const, url: path },
+    { method: 'PATCH' as const, url: path, payload: { ativo: false } },
+    { method: 'POST' as const, url: `${path}/rotacionar-segredo` },
+    { method: 'GET' as const, url: `${path}/tentativas` },
+    { method: 'DELETE' as const, url: path }
+  ]
+  for (const request of others) {
+    const res = await service.inject({ ...request, headers: bruno })
+    t.match(res.json(), { status: 404, code: 'NotFound' }, `${request.method} ${request.url} by another client`)
+    t.notOk(res.body.includes('whsec_'), 'no secret in the answer')
+  }
+  t.match((await service.inject({ url: path, headers: ana })).json(), { id: anas.id, ativo: true }, 'nothing was changed or removed')
+
+  t.equal((await service.inject({ url: path, headers: admin })).statusCode, 200, 'the admin reads it')
+  t.match((await service.inject({ method: 'PATCH', url: path, headers: admin, payload: { ativo: false } })).json(), { ativo: false }, 'changes it')
+  t.equal((await service.inject({ url: `${path}/tentativas`, headers: admin })).statusCode, 200, 'lists its attempts')
+  t.match((await service.inject({ method: 'POST', url: `${path}/rotacionar-segredo`, headers: admin })).json(), { segredo: /^whsec_/ }, 'rotates its secret')
+  t.equal((await service.inject({ method: 'DELETE', url: path, headers: admin })).statusCode, 204, 'and removes it')
+  t.same(await ids(ana), [])
+})
+
+t.test('a subscription takes only the event types its creator may read', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  const vagasReader = await bearer({ sub: 'vagas', scope: 'webhooks:write vagas:read' })
+  const refused = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers: vagasReader, payload: { url: 'http://127.0.0.1:9/hook', tipos: ['vaga.criada', 'candidato.criado'] } })
+  t.match(refused.json(), { status: 403, code: 'WebhookTypesForbidden', tipos: ['candidato.criado'] }, 'a candidato type without candidatos:read or eventos:read')
+  t.match(refused.headers['content-type'], /^application\/problem\+json/)
+
+  const created = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers: vagasReader, payload: { url: 'http://127.0.0.1:9/hook', tipos: ['vaga.criada'] } })
+  t.equal(created.statusCode, 201, created.body)
+  const patched = await service.inject({ method: 'PATCH', url: `/api/v2/webhooks/${created.json().id}`, headers: vagasReader, payload: { tipos: ['candidato.aprovar'] } })
+  t.match(patched.json(), { status: 403, code: 'WebhookTypesForbidden', tipos: ['candidato.aprovar'] }, 'nor by a change')
+  t.same((await service.inject({ url: `/api/v2/webhooks/${created.json().id}`, headers: vagasReader })).json().tipos, ['vaga.criada'], 'which changed nothing')
+
+  const admin = await bearer({ sub: 'operadora', scope: `${SCOPE} webhooks:admin` })
+  const byAdmin = await service.inject({ method: 'PATCH', url: `/api/v2/webhooks/${created.json().id}`, headers: admin, payload: { tipos: ['candidato.criado'] } })
+  t.match(byAdmin.json(), { status: 403, code: 'WebhookTypesForbidden' }, 'what the creator may read decides, whoever changes it')
+
+  const writerOnly = await bearer({ sub: 'escritor', scope: 'webhooks:write' })
+  const nothing = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers: writerOnly, payload: { url: 'http://127.0.0.1:9/hook' } })
+  t.match(nothing.json(), { status: 403, code: 'WebhookTypesForbidden' }, 'a creator who may read no event type gets no subscription')
+})
+
+t.test('a refused target gets one answer, whatever the cause', async t => {
+  const service = await app(t)
+  const headers = await bearer({ scope: SCOPE })
+  const details = new Set<string>()
+  for (const url of ['http://127.0.0.1/hook', 'http://localhost/hook', 'http://no-such-host.invalid/hook', 'http://[::1]/hook']) {
+    const res = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url } })
+    t.match(res.json(), { status: 422, code: 'WebhookTargetRefused' }, url)
+    details.add(res.json().detail)
+  }
+  t.same([...details], ['The webhook target is refused: not a public address, or it does not resolve.'], 'one detail, naming no address')
+})
+
+t.test('a target URL with a user name or password is refused', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  const headers = await bearer({ scope: SCOPE })
+  for (const url of ['http://user:secret@127.0.0.1:9/hook', 'https://user@127.0.0.1:9/hook', 'http://:secret@127.0.0.1:9/hook']) {
+    const res = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url } })
+    t.match(res.json(), { status: 400, code: 'ValidationFailed', errors: [{ in: 'body', field: '/url', message: /user name or password/ }] }, url)
+    t.notOk(res.body.includes('secret@'), 'the URL is not echoed')
+  }
+  const created = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: 'http://127.0.0.1:9/hook' } })
+  const patched = await service.inject({ method: 'PATCH', url: `/api/v2/webhooks/${created.json().id}`, headers, payload: { url: 'http://user:secret@127.0.0.1:9/hook' } })
+  t.match(patched.json(), { status: 400, code: 'ValidationFailed', errors: [{ field: '/url' }] }, 'nor by a change')
+  t.same((await service.inject({ url: '/api/v2/webhooks', headers })).json().items.map((item: { url: string }) => item.url), ['http://127.0.0.1:9/hook'], 'none was stored')
+})
+
+t.test('the list is paged by cursor: each subscription once, with a default and a maximum limit', async t => {
+  const service = await app(t, { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })
+  const headers = await bearer({ scope: SCOPE })
+  const made: string[] = []
+  for (let i = 0; i < 25; i++) {
+    const res = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers, payload: { url: `http://127.0.0.1:9/hook-${i}` } })
+    made.push(res.json().id)
+  }
+  const first = await service.inject({ url: '/api/v2/webhooks', headers })
+  t.equal(first.json().items.length, 20, 'a page holds 20 by default')
+  t.equal(first.json().limit, 20)
+
+  const seen: string[] = []
+  let next: string | undefined = '/api/v2/webhooks?limit=7'
+  while (next !== undefined) {
+    const res = await service.inject({ url: next, headers })
+    t.equal(res.statusCode, 200, res.body)
+    const page = res.json() as { items: Array<{ id: string }>, links: Array<{ rel: string, href: string }> }
+    t.ok(page.items.length <= 7)
+    seen.push(...page.items.map(item => item.id))
+    next = page.links.find(link => link.rel === 'next')?.href
+  }
+  t.same(seen, made, 'every subscription exactly once, oldest first')
+
+  t.match((await service.inject({ url: '/api/v2/webhooks?limit=101', headers })).json(), { status: 400, code: 'ValidationFailed' }, 'at most 100 a page')
+  t.match((await service.inject({ url: '/api/v2/webhooks?cursor=bm9wZQ', headers })).json(), { status: 400, code: 'InvalidCursor' }, 'a cursor not issued here is refused')
+})

@@ -334,6 +334,8 @@ export interface components {
             }[];
             /** @description The vaga a refusal is about */
             vagaId?: string;
+            /** @description `WebhookTypesForbidden`: the event types refused */
+            tipos?: string[];
         } & {
             [key: string]: unknown;
         };

@@ -294,13 +294,13 @@ export interface paths {
         };
         /**
          * List webhook subscriptions
-         * @description Oldest first; secrets are never shown.
+         * @description The caller's own (every one with `webhooks:admin`), oldest first, paged by `limit` and the `cursor` of the `next` link; secrets are never shown.
          */
         get: operations["getApiWebhooks"];
         put?: never;
         /**
          * Subscribe to events
-         * @description Answers 201 with the subscription and its signing secret, shown this once. Events committed from now on that match `tipos` are POSTed to `url`.
+         * @description Answers 201 with the subscription and its signing secret, shown this once. Events committed from now on that match `tipos` and that the caller may read (`vagas:read`, `candidatos:read`, or `eventos:read` for all) are POSTed to `url`; 403 for a type it may not read.
          */
         post: operations["postApiWebhooks"];
         delete?: never;
@@ -467,6 +467,8 @@ export interface components {
             }[];
             /** @description The vaga a refusal is about */
             vagaId?: string;
+            /** @description `WebhookTypesForbidden`: the event types refused */
+            tipos?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -9472,14 +9474,24 @@ export interface operations {
     };
     getApiWebhooks: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description Items per page, 1 to 100 */
+                limit?: number;
+                /** @description Opaque: copy it from the `next` link */
+                cursor?: string;
+                /** @description Comma-separated fields, `-` for descending: criadoEm. Default `criadoEm` */
+                sort?: string;
+            };
+            header?: {
+                /** @description Page ETags the client holds: 304 when one is current */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One page: `self`, and `next` while there are more */
             200: {
                 headers: {
                     /** @description The supported API versions */
@@ -9488,6 +9500,8 @@ export interface operations {
                     "api-deprecated-versions"?: string;
                     /** @description The API version that served the request */
                     "x-api-version"?: string;
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9508,6 +9522,8 @@ export interface operations {
                             tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
                             /** @description Whether events are delivered; turning it on again forgets past failures */
                             ativo: boolean;
+                            /** @description Who made it: the token's actor, as `ator` in a candidato's `historico`; null for a subscription made before owners were recorded */
+                            criadoPor: string | null;
                             /**
                              * Format: date-time
                              * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
@@ -9534,11 +9550,31 @@ export interface operations {
                                 method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
                             }[];
                         }[];
+                        limit: number;
+                        links: {
+                            /** @description `self`, `edit`, a related resource, or an action name */
+                            rel: string;
+                            /** @description The URI in the API version that served this representation */
+                            href: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                        }[];
                     };
                 };
             };
+            /** @description The page the client holds is current */
+            304: {
+                headers: {
+                    /** @description A weak validator of this page: it changes when an item on it, the total or the links change */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /**
-             * @description - `InvalidApiVersion`: A version is malformed; `sources` names where
+             * @description - `InvalidCursor`: The cursor was not issued by this service, or belongs to another sort or filter
+             *     - `ValidationFailed`: A field fails its schema; `errors` lists each one
+             *     - `InvalidApiVersion`: A version is malformed; `sources` names where
              *     - `AmbiguousApiVersion`: Different versions are named; `sources` lists each way and value
              *     - `UnsupportedApiVersion`: The version is not supported, or this operation is served only by other versions; `supportedVersions` lists them
              *     - `InvalidAuthRequest`: The token is sent in two places, over plain HTTP, or in the query when that is off
@@ -9550,18 +9586,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "urn:problem-type:recrutamento:InvalidApiVersion",
+                     *       "type": "urn:problem-type:recrutamento:InvalidCursor",
                      *       "title": "Bad Request",
                      *       "status": 400,
-                     *       "detail": "A version is malformed; `sources` names where.",
+                     *       "detail": "The cursor was not issued by this service, or belongs to another sort or filter.",
                      *       "instance": "/api/v2/webhooks",
-                     *       "code": "InvalidApiVersion",
+                     *       "code": "InvalidCursor",
                      *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
                      *     }
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
+                        code?: "InvalidCursor" | "ValidationFailed" | "InvalidApiVersion" | "AmbiguousApiVersion" | "UnsupportedApiVersion" | "InvalidAuthRequest";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -9790,6 +9826,8 @@ export interface operations {
                         tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
                         /** @description Whether events are delivered; turning it on again forgets past failures */
                         ativo: boolean;
+                        /** @description Who made it: the token's actor, as `ator` in a candidato's `historico`; null for a subscription made before owners were recorded */
+                        criadoPor: string | null;
                         /**
                          * Format: date-time
                          * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
@@ -9878,7 +9916,10 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            /**
+             * @description - `WebhookTypesForbidden`: A subscription asks for event types its creator may not read (`tipos` lists them), or its creator may read none
+             *     - `InsufficientScope`: The token lacks a scope this operation requires
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9886,18 +9927,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "type": "urn:problem-type:recrutamento:WebhookTypesForbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "detail": "A subscription asks for event types its creator may not read (`tipos` lists them), or its creator may read none.",
                      *       "instance": "/api/v2/webhooks",
-                     *       "code": "InsufficientScope",
+                     *       "code": "WebhookTypesForbidden",
                      *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
                      *     }
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "InsufficientScope";
+                        code?: "WebhookTypesForbidden" | "InsufficientScope";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -9993,7 +10034,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description - `WebhookTargetRefused`: The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address */
+            /** @description - `WebhookTargetRefused`: The target URL's host does not resolve, or resolves to a loopback, private, link-local or other non-public address; the answer does not say which */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10004,7 +10045,7 @@ export interface operations {
                      *       "type": "urn:problem-type:recrutamento:WebhookTargetRefused",
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
-                     *       "detail": "The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address.",
+                     *       "detail": "The target URL's host does not resolve, or resolves to a loopback, private, link-local or other non-public address; the answer does not say which.",
                      *       "instance": "/api/v2/webhooks",
                      *       "code": "WebhookTargetRefused",
                      *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
@@ -10161,6 +10202,8 @@ export interface operations {
                         tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
                         /** @description Whether events are delivered; turning it on again forgets past failures */
                         ativo: boolean;
+                        /** @description Who made it: the token's actor, as `ator` in a candidato's `historico`; null for a subscription made before owners were recorded */
+                        criadoPor: string | null;
                         /**
                          * Format: date-time
                          * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
@@ -10819,6 +10862,8 @@ export interface operations {
                         tipos: ("vaga.criada" | "vaga.alterada" | "vaga.removida" | "candidato.criado" | "candidato.alterado" | "candidato.removido" | "candidato.candidatar" | "candidato.aprovar" | "candidato.aprovar.cancelado" | "candidato.reprovar" | "candidato.reprovar.cancelado" | "candidato.transferir" | "candidato.transferir.cancelado")[];
                         /** @description Whether events are delivered; turning it on again forgets past failures */
                         ativo: boolean;
+                        /** @description Who made it: the token's actor, as `ator` in a candidato's `historico`; null for a subscription made before owners were recorded */
+                        criadoPor: string | null;
                         /**
                          * Format: date-time
                          * @description When failures disabled it (docs/api.md, "Webhooks"); null otherwise
@@ -10905,7 +10950,10 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description - `InsufficientScope`: The token lacks a scope this operation requires */
+            /**
+             * @description - `WebhookTypesForbidden`: A subscription asks for event types its creator may not read (`tipos` lists them), or its creator may read none
+             *     - `InsufficientScope`: The token lacks a scope this operation requires
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10913,18 +10961,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "type": "urn:problem-type:recrutamento:InsufficientScope",
+                     *       "type": "urn:problem-type:recrutamento:WebhookTypesForbidden",
                      *       "title": "Forbidden",
                      *       "status": 403,
-                     *       "detail": "The token lacks a scope this operation requires.",
+                     *       "detail": "A subscription asks for event types its creator may not read (`tipos` lists them), or its creator may read none.",
                      *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
-                     *       "code": "InsufficientScope",
+                     *       "code": "WebhookTypesForbidden",
                      *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
                      *     }
                      */
                     "application/problem+json": {
                         /** @enum {string} */
-                        code?: "InsufficientScope";
+                        code?: "WebhookTypesForbidden" | "InsufficientScope";
                     } & components["schemas"]["Problem"];
                 };
             };
@@ -11043,7 +11091,7 @@ export interface operations {
                     } & components["schemas"]["Problem"];
                 };
             };
-            /** @description - `WebhookTargetRefused`: The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address */
+            /** @description - `WebhookTargetRefused`: The target URL's host does not resolve, or resolves to a loopback, private, link-local or other non-public address; the answer does not say which */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11054,7 +11102,7 @@ export interface operations {
                      *       "type": "urn:problem-type:recrutamento:WebhookTargetRefused",
                      *       "title": "Unprocessable Entity",
                      *       "status": 422,
-                     *       "detail": "The target URL is not http(s), its host does not resolve, or it resolves to a loopback, private, link-local or other non-public address.",
+                     *       "detail": "The target URL's host does not resolve, or resolves to a loopback, private, link-local or other non-public address; the answer does not say which.",
                      *       "instance": "/api/v2/webhooks/0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69",
                      *       "code": "WebhookTargetRefused",
                      *       "requestId": "5f0c6a2e-3b1d-4e8f-9a7c-2d4e6f8a0b1c"
