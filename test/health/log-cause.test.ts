@@ -46,3 +46,9 @@ t.test('a database server\'s own error keeps the names it carries out of the lin
   const failure = await client.query('select * from a_table_named_in_the_message').catch((error: unknown) => error)
   t.same(logCause(failure), { error: 'error', code: '42P01' })
 })
+
+t.test('a message that reads like an address or a credential is not logged, whatever the error', async t => {
+  for (const message of ['password=hunter2 at db.internal', 'cannot reach postgres://app@db:5432/x', 'refused by 10.0.0.5', 'bad token abc']) {
+    t.same(logCause(new Error(message)), { error: 'Error' }, message)
+  }
+})

@@ -44,7 +44,9 @@ async function cacheCheck (app: FastifyInstance) {
 }
 
 /** Waits until the instance is connected to Redis and its revocation replica is live. */
+/** Serving (a booting instance gives Redis the connect timeout: src/cache/boot-timeouts.ts), its cache Healthy. */
 async function untilHealthy (app: FastifyInstance): Promise<void> {
+  await app.health.lifecycle.reached('serving')
   await eventually(async () => {
     const cache = await cacheCheck(app)
     demand(cache.status === 'Healthy', `not healthy yet: ${JSON.stringify(cache)}`)

@@ -126,7 +126,7 @@ t.test('a dependency that fails for many runs writes one line when lost and one 
   up = true
   for (let i = 0; i < 5; i++) await registry.run('db')
   t.same(lines, [
-    { msg: 'dependency lost', obj: { check: 'db', status: 'Unhealthy', error: 'Error', code: 'ECONNREFUSED' } },
+    { msg: 'dependency lost', obj: { check: 'db', status: 'Unhealthy', error: 'Error', code: 'ECONNREFUSED', message: 'refused' } },
     { msg: 'dependency back', obj: { check: 'db', status: 'Healthy', was: 'Unhealthy' } }
   ])
 })

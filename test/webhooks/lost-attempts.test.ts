@@ -44,7 +44,9 @@ t.test('a delivery whose attempts were all lost with their instance is given up,
     return await send(job, attempt)
   }
   const queue = await startDeliveryQueue(database, {
-    workers: 3, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60
+    // Four workers, three of them the healthy lane's: the two lost attempts hold two for good here, as their
+    // instance would have, and the third takes the next delivery.
+    workers: 4, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60
   }, { batch: async () => {}, delivery }, () => {})
   t.teardown(async () => {
     restart()
