@@ -1,6 +1,7 @@
 // The check `npm run bench:workload` makes before it measures: the same-JSON app (bench/same-json-app.ts)
 // answers what the service answers. For a sample of requests of each operation both servers get the
-// same request, and their statuses, `Location`, `ETag` and parsed bodies must be equal. A write runs
+// same request (a list also in pages of 5, and the page its `next` link names), and their statuses,
+// `Location`, `ETag` and parsed bodies must be equal, every one a 2xx. A write runs
 // on the service, its candidato is put back as it was, then the same write runs on the app; the id it
 // created and the instants it wrote are normalised before comparing. Any difference stops the run.
 import { isDeepStrictEqual } from 'node:util'
