@@ -1,10 +1,10 @@
 // `npm run bench:mechanisms`: what each performance mechanism of the service earns on the operation
 // it targets. For each one, a copy of the build without it (a one-line change of the compiled code,
-// checked to apply, or a setting or V8 flags) runs beside the build as it ships and the plain app
-// (bench/plain-app.ts), on the seeded database of bench:workload, in interleaved rounds of the
-// target operations. Reported: both services' ratios to the plain app, and the mechanism's gain (the
-// build's req/s over the copy's). BENCH_MECHANISMS selects some by name; the other BENCH_* settings
-// are bench:workload's. Figures go to stdout and bench/results/mechanisms.json.
+// checked to apply, or a setting or V8 flags) runs beside the build as it ships and the same-JSON app
+// (bench/same-json-app.ts, the yardstick of bench:workload), on the seeded database of bench:workload,
+// in interleaved rounds of the target operations. Reported: both services' ratios to the same-JSON
+// app, and the mechanism's gain (the build's req/s over the copy's). BENCH_MECHANISMS selects some by
+// name; the other BENCH_* settings are bench:workload's. Figures go to stdout and bench/results/mechanisms.json.
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { choosePinning, compare, printRows, root, writeResults, type Server } from './harness.js'
@@ -83,7 +83,7 @@ async function main (): Promise<number> {
   const rows: Row[] = []
   try {
     const service = await bench.startService('service')
-    const plain = await bench.startPlainApp()
+    const app = await bench.startSameJsonApp()
     for (const mechanism of mechanisms) {
       const { patch, env, nodeFlags } = mechanism.without
       const without: Server = await bench.startService(`without ${mechanism.name}`, {
@@ -93,17 +93,17 @@ async function main (): Promise<number> {
       })
       for (const operation of mechanism.targets) {
         process.stdout.write(`${mechanism.name}, `)
-        const of = await bench.measure(operation, { service, without, plain })
+        const of = await bench.measure(operation, { service, without, app })
         const gain = compare(of.service.rounds, of.without.rounds)
         rows.push({
           mechanism: mechanism.name,
           where: mechanism.where,
           operation,
-          withIt: compare(of.service.rounds, of.plain.rounds).ratio,
-          withoutIt: compare(of.without.rounds, of.plain.rounds).ratio,
+          withIt: compare(of.service.rounds, of.app.rounds).ratio,
+          withoutIt: compare(of.without.rounds, of.app.rounds).ratio,
           gain: gain.ratio,
           gainRounds: gain.roundRatios,
-          unexpectedAnswers: unexpected([...of.service.rounds, ...of.without.rounds, ...of.plain.rounds])
+          unexpectedAnswers: unexpected([...of.service.rounds, ...of.without.rounds, ...of.app.rounds])
         })
       }
       await bench.stop(without)
@@ -111,7 +111,7 @@ async function main (): Promise<number> {
   } finally {
     await bench.close()
   }
-  const table = [['mechanism', 'operation', 'with it / plain app', 'without / plain app', 'gain (rounds)', 'verdict']]
+  const table = [['mechanism', 'operation', 'with it / same-JSON app', 'without / same-JSON app', 'gain (rounds)', 'verdict']]
   for (const row of rows) {
     const verdict = row.gain >= 1.05 ? 'pays (≥ 5 %)' : 'does not pay'
     const flag = row.unexpectedAnswers > 0 ? ` ${row.unexpectedAnswers} unexpected answers` : ''

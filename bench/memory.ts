@@ -16,7 +16,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
 import { freePort, freshDatabase, positiveInteger, printRows, root, waitFor, writeResults, choosePinning } from './harness.js'
-import { plainAppScript, rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
+import { appScript, rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const counts = { vagas: positiveInteger('BENCH_VAGAS', 1000), candidatos: positiveInteger('BENCH_CANDIDATOS', 100_000) }
@@ -135,7 +135,7 @@ try {
   const subjects: Subject[] = [
     { name: `service, as the image runs it (${SHIPPED_NODE_FLAGS.join(' ')})`, args: [...SHIPPED_NODE_FLAGS, 'dist/src/server.js'], env: serviceEnv },
     { name: 'service, node defaults', args: ['dist/src/server.js'], env: serviceEnv },
-    { name: 'plain app (bench/plain-app.ts), node defaults', args: [plainAppScript()], env: { PATH: serviceEnv.PATH!, NODE_ENV: 'production', DATABASE_URL: database.url } }
+    { name: 'plain app (bench/plain-app.ts), node defaults', args: [appScript('plain-app')], env: { PATH: serviceEnv.PATH!, NODE_ENV: 'production', DATABASE_URL: database.url } }
   ]
   const footprints: Record<string, Footprint> = {}
   for (const subject of subjects) {

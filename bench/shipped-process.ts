@@ -36,14 +36,14 @@ export function rssBytes (pid: number): number {
 }
 
 /**
- * The plain app (bench/plain-app.ts) as a user runs it: compiled to JavaScript, on node's defaults.
- * Type stripping at run time would load a compiler into its memory; this writes the JavaScript to
- * bench/results/ (where its imports resolve) and returns its path.
+ * An app of bench/ (`plain-app`, `same-json-app`) as a user runs it: compiled to JavaScript, on node's
+ * defaults. Type stripping at run time would load a compiler into its memory; this writes the
+ * JavaScript to bench/results/ (where its imports resolve) and returns its path.
  */
-export function plainAppScript (): string {
+export function appScript (name: 'plain-app' | 'same-json-app'): string {
   const dir = resolve(import.meta.dirname, 'results')
   mkdirSync(dir, { recursive: true })
-  const file = join(dir, 'plain-app.mjs')
-  writeFileSync(file, stripTypeScriptTypes(readFileSync(resolve(import.meta.dirname, 'plain-app.ts'), 'utf8')))
+  const file = join(dir, `${name}.mjs`)
+  writeFileSync(file, stripTypeScriptTypes(readFileSync(resolve(import.meta.dirname, `${name}.ts`), 'utf8')))
   return file
 }

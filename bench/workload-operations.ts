@@ -1,6 +1,6 @@
 // The operations `npm run bench:workload` measures, as request generators: each request picks its
 // own random ids and filters. The load process (bench/workload-load.ts) sends them with autocannon,
-// and the statement check (bench/workload-statements.ts) sends one of each into the app in-process.
+// and the check of the same-JSON app (bench/workload-equality.ts) sends a sample of each to both servers.
 
 /** The ids a request may pick from; written once per run to a JSON file the load process reads. */
 export interface WorkloadData {

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
 import { freePort, freshDatabase, medians, positiveInteger, runLoad, startServer, stopServer, untilQuiet, waitFor, type Pinning, type Server } from './harness.js'
 import type { LoadResult } from './load-result.js'
-import { plainAppScript, SHIPPED_NODE_FLAGS } from './shipped-process.js'
+import { appScript, SHIPPED_NODE_FLAGS } from './shipped-process.js'
 import { restoreWorkload, seedWorkload, untilDatabaseIdle } from './workload-data.js'
 import type { WorkloadLoadOptions } from './workload-load.js'
 import type { OperationName, WorkloadData } from './workload-operations.js'
@@ -112,7 +112,7 @@ export class WorkloadBench {
     return service
   }
 
-  /** A server of bench/, on the same database: the plain app (compiled, node's defaults), or a script with the given flags. */
+  /** A server of bench/ on the same database, started with `args`. */
   async startBaseline (name: string, args: string[]): Promise<Server> {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1', NODE_ENV: 'production', DATABASE_URL: this.databaseUrl, DATABASE_POOL_SIZE: String(settings.poolSize) }
     const server = await startServer(name, this.pinning, args, { ...env, PORT: String(await freePort()) })
@@ -120,8 +120,14 @@ export class WorkloadBench {
     return server
   }
 
+  /** The yardstick: the app that answers the service's JSON (bench/same-json-app.ts), compiled, on node's defaults. */
+  async startSameJsonApp (): Promise<Server> {
+    return await this.startBaseline('same-JSON app', [appScript('same-json-app')])
+  }
+
+  /** The app that answers bare rows (bench/plain-app.ts), compiled, on node's defaults. */
   async startPlainApp (): Promise<Server> {
-    return await this.startBaseline('plain app', [plainAppScript()])
+    return await this.startBaseline('plain app', [appScript('plain-app')])
   }
 
   /** One load run; `databaseUrl` names the server's database when it is not the seeded one (a copy). */
