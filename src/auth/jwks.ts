@@ -1,7 +1,8 @@
-import { createPublicKey, type JsonWebKey } from 'node:crypto'
-import type { Algorithm } from 'fast-jwt'
+import { KeyObject } from 'node:crypto'
+import { createLocalJWKSet, createRemoteJWKSet, errors, type JWSHeaderParameters } from 'jose'
 import { InvalidTokenError, TokenCheckUnavailableError } from './errors.js'
-import { algorithmsForPublicKey, narrowToJwkAlg } from './key-algorithms.js'
+
+type CryptoKey = Awaited<ReturnType<ReturnType<typeof createRemoteJWKSet>>>
 
 export interface JwksOptions {
   /** The JWKS URL, from settings only: never from a token's `jku`, `x5u` or issuer. */
@@ -16,114 +17,69 @@ export interface JwksOptions {
   onFetchError?: (error: Error) => void
 }
 
-interface VerificationKey {
-  pem: string
-  algorithms: Algorithm[]
-}
-
-interface KeySet {
-  keys: Map<string, VerificationKey>
-  fetchedAt: number
-}
-
 export interface JwksKeyFinder {
   /** The PEM key for a token's header, after the `alg` is checked against that key's type. */
   keyFor: (header: { kid?: unknown, alg?: unknown }) => Promise<string>
-  /** How many times the set was fetched (for the metrics and the tests). */
-  readonly fetchCount: number
 }
 
-function parseKeySet (body: unknown): Map<string, VerificationKey> {
-  const keys = new Map<string, VerificationKey>()
-  const list = (body as { keys?: unknown })?.keys
-  if (!Array.isArray(list)) throw new Error('the JWKS document has no keys array')
-  list.forEach((jwk: JsonWebKey & { kid?: unknown, use?: unknown, alg?: unknown }, index) => {
-    // Only public signing keys: symmetric ('oct') and encryption keys are never used to verify.
-    if (jwk === null || typeof jwk !== 'object' || jwk.kty === 'oct' || (jwk.use !== undefined && jwk.use !== 'sig')) return
-    try {
-      const key = createPublicKey({ key: jwk, format: 'jwk' })
-      const algorithms = narrowToJwkAlg(algorithmsForPublicKey(key), jwk.alg)
-      if (algorithms.length === 0) return
-      const kid = typeof jwk.kid === 'string' ? jwk.kid : `#${index}`
-      keys.set(kid, { pem: key.export({ type: 'spki', format: 'pem' }).toString(), algorithms })
-    } catch {
-      // A key we cannot read is skipped; the others still work.
-    }
-  })
-  return keys
-}
+// After a failed fetch, requests wait this long before trying again rather than each fetching.
+const RETRY_AFTER_FAILURE_MS = 1_000
+
+// What jose throws when the set holds no key for the header; anything else is a failed fetch.
+const NOT_IN_SET = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED', 'ERR_JWK_INVALID'])
 
 /**
- * Keys from a JWKS URL: cached, fetched by one request at a time (single flight), refreshed when old,
- * and refetched for an unknown `kid` at most once per cool-down, so a storm of made-up kids costs
- * the key server nothing.
+ * Keys from a JWKS URL through jose's remote key set: cached, fetched once for concurrent requests,
+ * refreshed past the max age, and refetched for an unknown `kid` at most once per cool-down. Kept here:
+ * the last set serves while the key server is down, and a failure is retried after a pause.
  */
 export function createJwksKeyFinder (options: JwksOptions): JwksKeyFinder {
-  let current: KeySet | undefined
-  let inFlight: Promise<KeySet> | undefined
-  let lastAttempt = -Infinity
-  let fetchCount = 0
+  const remote = createRemoteJWKSet(new URL(options.url), {
+    cooldownDuration: options.cooldownMs,
+    cacheMaxAge: options.maxAgeMs,
+    timeoutDuration: options.timeoutMs ?? 3_000
+  })
+  let failedAt = -Infinity
+  // fast-jwt takes PEM text; jose keeps one CryptoKey per JWK and algorithm, so each is exported once.
+  const pems = new WeakMap<CryptoKey, string>()
 
-  async function fetchKeySet (): Promise<KeySet> {
-    fetchCount++
-    lastAttempt = Date.now()
-    const response = await fetch(options.url, {
-      headers: { accept: 'application/jwk-set+json, application/json' },
-      redirect: 'error',
-      signal: AbortSignal.timeout(options.timeoutMs ?? 3_000)
-    })
-    if (!response.ok) throw new Error(`the JWKS endpoint answered ${response.status}`)
-    return { keys: parseKeySet(await response.json()), fetchedAt: Date.now() }
+  function fromLastSet (header: JWSHeaderParameters): Promise<CryptoKey> {
+    const last = remote.jwks()
+    // A stale set is better than none while the key server is away.
+    if (last === undefined) throw new TokenCheckUnavailableError('the signing keys could not be fetched')
+    return createLocalJWKSet(last)(header)
   }
 
-  function refresh (): Promise<KeySet> {
-    inFlight ??= fetchKeySet()
-      .then(set => { current = set; return set })
-      .catch((error: Error) => {
-        options.onFetchError?.(error)
-        // A stale set is better than none while the key server is away.
-        if (current !== undefined) return current
-        throw new TokenCheckUnavailableError('the signing keys could not be fetched')
-      })
-      .finally(() => { inFlight = undefined })
-    return inFlight
-  }
-
-  function pick (set: KeySet, kid: unknown): VerificationKey | undefined {
-    if (typeof kid === 'string') return set.keys.get(kid)
-    // A token without kid is accepted only when the set leaves no doubt.
-    return set.keys.size === 1 ? set.keys.values().next().value : undefined
-  }
-
-  // After a failed fetch, requests wait this long before trying again rather than each fetching.
-  const RETRY_AFTER_FAILURE_MS = 1_000
-
-  async function usableSet (): Promise<KeySet> {
-    if (inFlight !== undefined) return inFlight
-    const sinceAttempt = Date.now() - lastAttempt
-    if (current === undefined) {
-      if (sinceAttempt < RETRY_AFTER_FAILURE_MS) throw new TokenCheckUnavailableError('the signing keys could not be fetched')
-      return refresh()
+  async function find (header: JWSHeaderParameters): Promise<CryptoKey> {
+    if (Date.now() - failedAt < RETRY_AFTER_FAILURE_MS) return await fromLastSet(header)
+    try {
+      return await remote(header)
+    } catch (error) {
+      if (NOT_IN_SET.has((error as errors.JOSEError).code)) throw error
+      // Requests that shared the failed fetch tell of it once.
+      if (Date.now() - failedAt >= RETRY_AFTER_FAILURE_MS) options.onFetchError?.(error as Error)
+      failedAt = Date.now()
+      return await fromLastSet(header)
     }
-    if (Date.now() - current.fetchedAt > options.maxAgeMs && sinceAttempt >= RETRY_AFTER_FAILURE_MS) return refresh()
-    return current
   }
 
   return {
-    get fetchCount () { return fetchCount },
     async keyFor (header) {
-      let set = await usableSet()
-      let key = pick(set, header.kid)
-      if (key === undefined) {
-        // A new kid may mean the keys were rotated: look once (or join the look under way),
-        // then wait out the cool-down before an unknown kid may cause another fetch.
-        if (inFlight !== undefined) set = await inFlight
-        else if (Date.now() - lastAttempt >= options.cooldownMs) set = await refresh()
-        key = pick(set, header.kid)
+      let key: CryptoKey
+      try {
+        key = await find(header as JWSHeaderParameters)
+      } catch (error) {
+        if (!(error instanceof errors.JOSEError)) throw error
+        // A kid the set holds, asked for with another algorithm than its key's, is an algorithm refused.
+        const kidKnown = typeof header.kid === 'string' && remote.jwks()?.keys.some(jwk => jwk.kid === header.kid) === true
+        throw new InvalidTokenError(error.code === 'ERR_JOSE_NOT_SUPPORTED' || kidKnown ? 'algorithm' : 'unknown_key')
       }
-      if (key === undefined) throw new InvalidTokenError('unknown_key')
-      if (typeof header.alg !== 'string' || !key.algorithms.includes(header.alg as Algorithm)) throw new InvalidTokenError('algorithm')
-      return key.pem
+      let pem = pems.get(key)
+      if (pem === undefined) {
+        pem = KeyObject.from(key).export({ type: 'spki', format: 'pem' }).toString()
+        pems.set(key, pem)
+      }
+      return pem
     }
   }
 }

@@ -20,9 +20,3 @@ export function algorithmsForPublicKey (key: KeyObject): Algorithm[] {
     default: return []
   }
 }
-
-/** A JWK's `alg`, when it names one, narrows its family to that one algorithm (RFC 7517 section 4.4). */
-export function narrowToJwkAlg (family: Algorithm[], alg: unknown): Algorithm[] {
-  if (typeof alg !== 'string') return family
-  return family.includes(alg as Algorithm) ? [alg as Algorithm] : []
-}

@@ -1,3 +1,8 @@
+// Not proper-lockfile: its lock is a directory whose age alone says it is stale, so it cannot name the
+// process holding DATA_DIR in the refusal, a killed instance's lock blocks a restart until that age has
+// passed instead of being taken over at once (its process is gone), and a live holder whose event loop
+// stalls past that age (PGlite opening, a frozen process) loses the lock to a second process, which
+// would then open the same files. A pid checked with a signal has none of these gaps.
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { ConfigError } from '../config.js'

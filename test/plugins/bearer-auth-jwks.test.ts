@@ -109,6 +109,28 @@ t.test('a JWKS server that is down answers 503 with the configured Retry-After, 
   t.notMatch(res.body, /127\.0\.0\.1|jwks/)
 })
 
+t.test('a key server that goes down keeps its last set in use past the max age', async t => {
+  const key = await signingKey('ES256', 'k')
+  let up = true
+  const server = await localServer(t, (_req, _body, res) => {
+    if (up) sendJson(res, 200, { keys: [key.jwk] })
+    else { res.writeHead(500); res.end('down') }
+  })
+  const app = await build(t, { env: { AUTH_JWT_SECRET: '', AUTH_JWKS_URL: `${server.url}/jwks.json`, AUTH_JWKS_MAX_AGE: '10' }, extraRoutes: routes })
+  let n = 0
+  // A new token each time: a verified token is remembered and would not look for its key again.
+  const fresh = () => mintToken({ scope: 'vagas:read', sub: `u${n++}`, alg: 'ES256', key: key.privateKey, header: { kid: 'k' } })
+  t.equal((await get(app, await fresh())).statusCode, 200)
+  up = false
+  // Past the max age a request fetches again; the fetch fails and the last set answers it.
+  await eventually(async () => {
+    const res = await get(app, await fresh())
+    assert.equal(res.statusCode, 200, res.body)
+    assert.ok(server.hits >= 2, 'the set was due again')
+  }, { interval: 500 })
+  t.pass('accepted with the last set while the key server is down')
+})
+
 t.test('jku and x5u in a token are ignored: keys come only from the configured URL', async t => {
   const known = await signingKey('ES256', 'k')
   const attacker = await signingKey('ES256', 'evil')
