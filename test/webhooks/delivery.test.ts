@@ -9,6 +9,7 @@ import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
 import { bearer, build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
+import { injectedApi, type InjectedApi } from '../support/injected-api.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js'
 
@@ -16,19 +17,10 @@ const SCOPES = 'vagas:read vagas:write candidatos:read candidatos:write webhooks
 // Short intervals so a test waits for deliveries and retries in seconds.
 const FAST = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_RETRY_DELAY_SECONDS: '1' }
 
-interface Client {
-  send: <T = { id: string }>(method: 'POST' | 'PATCH' | 'GET', url: string, payload?: object) => Promise<T>
-}
+type Client = InjectedApi
 
 async function client (app: FastifyInstance): Promise<Client> {
-  const headers = await bearer({ scope: SCOPES })
-  return {
-    async send (method, url, payload) {
-      const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
-      assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`)
-      return res.json()
-    }
-  }
+  return await injectedApi(app, SCOPES)
 }
 
 async function subscribe (api: Client, receiver: Receiver, tipos?: string[]): Promise<string> {

@@ -4,29 +4,21 @@
 import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../helper.js'
+import { build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
+import { injectedApi, type InjectedApi } from '../support/injected-api.js'
 import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js'
 
 const SCOPES = 'vagas:read vagas:write webhooks:write'
 // Short intervals: without Retry-After, a retry would come one to two seconds after its failure.
 const FAST = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_DISPATCH_INTERVAL_MS: '100', WEBHOOK_RETRY_DELAY_SECONDS: '1' }
 
-interface Api {
-  send: <T = { id: string }>(method: 'POST' | 'GET', url: string, payload?: object) => Promise<T>
-}
+type Api = InjectedApi
 
 async function serving (env: Record<string, string>, test: Test): Promise<Api> {
   const app: FastifyInstance = await build(test, { env: { ...FAST, ...env } })
   await app.health.lifecycle.reached('serving')
-  const headers = await bearer({ scope: SCOPES })
-  return {
-    async send (method, url, payload) {
-      const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
-      assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`)
-      return res.json()
-    }
-  }
+  return await injectedApi(app, SCOPES)
 }
 
 async function subscribe (api: Api, receiver: Receiver): Promise<string> {
