@@ -62,8 +62,22 @@ function dateSetting (config: Settings, name: string | undefined): Date | undefi
   return date
 }
 
-/** The table with its dates; throws when a sunset comes before its deprecation. */
+/** Throws when two rows name one version, or one group (`2` and `2.0` are both `/api/v2`). */
+function refuseDuplicates (rows: readonly ApiVersionRow[]): void {
+  const seen = new Map<string, string>()
+  for (const { version } of rows) {
+    const group = groupOf(version)
+    const earlier = seen.get(group)
+    if (earlier !== undefined) {
+      throw new Error(`The API version table has ${earlier === version ? `version ${version} twice` : `versions ${earlier} and ${version}, both ${group}`}: one row per version`)
+    }
+    seen.set(group, version)
+  }
+}
+
+/** The table with its dates; throws on a duplicate row, or when a sunset comes before its deprecation. */
 export function buildVersionTable (config: Settings, rows: readonly ApiVersionRow[] = API_VERSION_ROWS): ApiVersionTable {
+  refuseDuplicates(rows)
   const versions = rows.map((row): ApiVersion => {
     const deprecatedAt = dateSetting(config, row.deprecationSetting)
     const sunsetAt = dateSetting(config, row.sunsetSetting)
