@@ -81,8 +81,10 @@ t.test('under a limit of 1024 open files, 1,100 silent connections to the manage
   const answers: Array<number | string> = []
   for (let i = 0; i < 20; i++) answers.push(await freshGet(`${server.url}/health/live`))
   t.same(answers, Array(20).fill(200), 'every API request answered while the flood holds its connections')
-  // The management listener holds its share of the budget; the rest were closed as they arrived.
-  await eventually(() => { assert.equal(closed, 1100 - MANAGEMENT_MAX_CONNECTIONS, `${closed} closed so far`) }, { timeout: 10_000, interval: 20 })
+  // The management listener holds its share of the budget; the rest were closed as they arrived. A
+  // connection past the listen backlog is accepted only at a retransmitted handshake, seconds later on
+  // a busy machine: the bound leaves room for several.
+  await eventually(() => { assert.equal(closed, 1100 - MANAGEMENT_MAX_CONNECTIONS, `${closed} closed so far`) }, { timeout: 60_000, interval: 20 })
   for (const socket of sockets) socket.destroy()
   await eventually(async () => { assert.equal(await freshGet(`${management[1]}/health/live`), 200) }, { timeout: 10_000, interval: 100 })
   t.pass('the management listener answers once the flood is gone')
