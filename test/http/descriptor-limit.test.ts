@@ -55,6 +55,16 @@ t.test('under a limit of 1024 open files, 1,100 silent connections neither stop 
   t.notMatch(server.output(), /unexpected error|EMFILE/, 'it never hit the limit')
 })
 
+/** Whether an open connection answers a request within 10 s. */
+async function answersOn (socket: Socket): Promise<boolean> {
+  return await new Promise(resolve => {
+    const timer = setTimeout(() => { resolve(false) }, 10_000)
+    socket.once('data', () => { clearTimeout(timer); resolve(true) })
+    socket.once('close', () => { clearTimeout(timer); resolve(false) })
+    socket.write('GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n')
+  })
+}
+
 /** Answers a GET on a connection of its own, as a new client does: the status, or the error's code. */
 async function freshGet (url: string): Promise<number | string> {
   return await new Promise(resolve => {
@@ -69,22 +79,21 @@ t.test('under a limit of 1024 open files, 1,100 silent connections to the manage
   const management = /management listener at (http:\/\/127\.0\.0\.1:(\d+))/.exec(server.output())
   assert.ok(management !== null, 'the management listener is on')
   const sockets: Socket[] = []
-  let closed = 0
   t.teardown(() => { for (const socket of sockets) socket.destroy() })
   for (let i = 0; i < 1100; i++) {
     const socket = connect(Number(management[2]), '127.0.0.1')
     socket.on('error', () => {})
-    socket.once('close', () => { closed++ })
     sockets.push(socket)
   }
   await Promise.all(sockets.map(async socket => { if (socket.connecting) await once(socket, 'connect').catch(() => {}) }))
   const answers: Array<number | string> = []
   for (let i = 0; i < 20; i++) answers.push(await freshGet(`${server.url}/health/live`))
   t.same(answers, Array(20).fill(200), 'every API request answered while the flood holds its connections')
-  // The management listener holds its share of the budget; the rest were closed as they arrived. A
-  // connection past the listen backlog is accepted only at a retransmitted handshake, seconds later on
-  // a busy machine: the bound leaves room for several.
-  await eventually(() => { assert.equal(closed, 1100 - MANAGEMENT_MAX_CONNECTIONS, `${closed} closed so far`) }, { timeout: 60_000, interval: 20 })
+  // The management listener holds its share of the budget and closes the rest as they arrive. What it
+  // holds answers a request; a socket the kernel dropped while its handshake waited past the listen
+  // backlog on a busy machine, or one the cap closed, does not.
+  const held = (await Promise.all(sockets.filter(socket => !socket.destroyed).map(answersOn))).filter(Boolean).length
+  t.ok(held > 0 && held <= MANAGEMENT_MAX_CONNECTIONS, `${held} flood connections held, at most ${MANAGEMENT_MAX_CONNECTIONS}`)
   for (const socket of sockets) socket.destroy()
   await eventually(async () => { assert.equal(await freshGet(`${management[1]}/health/live`), 200) }, { timeout: 10_000, interval: 100 })
   t.pass('the management listener answers once the flood is gone')
