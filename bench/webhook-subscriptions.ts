@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import pg from 'pg'
-import { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from '../src/webhooks/delivery-queue.js'
+import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from '../src/webhooks/queue-names.js'
 import { command, root, type Pinning, type Server } from './harness.js'
 import type { Arrivals, ReceiversMessage, ReceiversRequest } from './webhook-receivers.js'
 
@@ -107,9 +107,9 @@ export async function skipBacklog (databaseUrl: string): Promise<void> {
           await client.query('lock table webhook_despacho in exclusive mode')
           await client.query('delete from eventos where id is null')
           await client.query('update webhook_despacho set ate_evento = greatest(ate_evento, (select coalesce(max(id), 0) from eventos))')
-          const { rows } = await client.query<{ queue: string | null }>('select to_regclass($1) as queue', [`${DELIVERY_QUEUE_SCHEMA}.job`])
+          const { rows } = await client.query<{ queue: string | null }>('select to_regclass($1) as queue', [DELIVERY_JOBS_TABLE])
           // pg-boss makes its tables with the first subscription.
-          if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_QUEUE_SCHEMA}.job where name = any($1) and state <> 'active'`, [[BATCH_QUEUE, DELIVERY_QUEUE]])
+          if (rows[0]?.queue != null) await client.query(`delete from ${DELIVERY_JOBS_TABLE} where name = any($1) and state <> 'active'`, [[BATCH_QUEUE, DELIVERY_QUEUE]])
           await client.query('commit')
         } catch (error) {
           await client.query('rollback')
@@ -154,7 +154,7 @@ export async function eventsAfter (databaseUrl: string, mark: EventMark): Promis
 export async function queuedAfter (databaseUrl: string, mark: EventMark): Promise<number[]> {
   return await withClient(databaseUrl, async client => {
     const { rows } = await client.query<{ ms: number }>(`select extract(epoch from j.created_on - e.em)::float8 * 1000 as ms
-      from ${DELIVERY_QUEUE_SCHEMA}.job j cross join lateral jsonb_array_elements_text(j.data->'eventIds') as taken(id)
+      from ${DELIVERY_JOBS_TABLE} j cross join lateral jsonb_array_elements_text(j.data->'eventIds') as taken(id)
       join eventos e on e.id = taken.id::bigint
       where j.name = $1 and e.ordem > $2`, [BATCH_QUEUE, mark.ordem])
     return rows.map(row => row.ms)

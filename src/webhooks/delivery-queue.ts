@@ -4,14 +4,11 @@ import { sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
 import type { Connection } from '../storage/database.js'
 import type { Schema } from '../storage/schema.js'
-import { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.js'
-
-export { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA }
+import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.js'
 
 // Sent side by side; a slow receiver holds only the deliveries fetched with its own, up to its timeout.
 const DELIVERIES_PER_FETCH = 10
-// Their jobs, which the queue reads directly where pg-boss has no call for the question.
-const JOBS = sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)
+const JOBS = sql.table(DELIVERY_JOBS_TABLE)
 // How many times in an attempt's limit the queue looks for attempts past it (their instance is gone).
 const LOOKS_PER_LIMIT = 4
 // A batch that fails (its attempts could not be recorded) is sent again until it is recorded; past

@@ -3,7 +3,7 @@
 import { sql, type Kysely } from 'kysely'
 import promClient from 'prom-client'
 import type { Schema } from '../storage/schema.js'
-import { BATCH_QUEUE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.js'
+import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from './queue-names.js'
 import type { AttemptOutcome } from './send-delivery.js'
 
 // A scrape waits this long for the queue's figures at most, and leaves them out past it.
@@ -26,9 +26,9 @@ interface QueueFigures {
 async function readFigures (db: Kysely<Schema>): Promise<QueueFigures | undefined> {
   return await db.transaction().execute(async trx => {
     await sql`set local statement_timeout = ${sql.lit(READ_TIMEOUT_MS)}`.execute(trx)
-    const { rows: [exists] } = await sql<{ table: string | null }>`select to_regclass(${`${DELIVERY_QUEUE_SCHEMA}.job`}) as table`.execute(trx)
+    const { rows: [exists] } = await sql<{ table: string | null }>`select to_regclass(${DELIVERY_JOBS_TABLE}) as table`.execute(trx)
     if (exists?.table === null) return undefined // no subscription was ever made: no queue yet
-    const jobs = sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)
+    const jobs = sql.table(DELIVERY_JOBS_TABLE)
     const { rows } = await sql<{ queue: string, state: string | null, count: number | null, oldest_due: number | null }>`with live as (
         select name, state, singleton_key, start_after, created_on, id from ${jobs}
         where name = any(${QUEUES}::text[]) and state in ('created', 'retry', 'active')

@@ -7,3 +7,5 @@ export const BATCH_QUEUE = 'webhook-batches'
 export const DELIVERY_QUEUE = 'webhook-deliveries'
 /** pg-boss's own tables, beside the service's. */
 export const DELIVERY_QUEUE_SCHEMA = 'webhook_jobs'
+/** Their jobs, read directly where pg-boss has no call for the question. */
+export const DELIVERY_JOBS_TABLE = `${DELIVERY_QUEUE_SCHEMA}.job`

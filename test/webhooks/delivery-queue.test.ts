@@ -4,11 +4,12 @@ import t from 'tap'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import { DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA, startDeliveryQueue, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
+import { startDeliveryQueue, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
+import { DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from '../../src/webhooks/queue-names.js'
 import { migratedStorage, type Backend } from '../support/database.js'
 import { eventually } from '../support/eventually.js'
 
-const JOBS = sql.table(`${DELIVERY_QUEUE_SCHEMA}.job`)
+const JOBS = sql.table(DELIVERY_JOBS_TABLE)
 const DELIVERIES = 40
 
 for (const backend of ['pglite', 'postgres'] as Backend[]) {
