@@ -86,10 +86,8 @@ type Executor = Kysely<Schema> | Transaction<Schema>
 function base (db: Executor) {
   return db.selectFrom('candidatos as c')
     .leftJoin('vagas as v', 'v.id', 'c.vaga_id')
-    .select([
-      'c.id', 'c.nome', 'c.email', 'c.status', 'c.vaga_id', 'c.transferido_de', 'c.criado_em', 'c.atualizado_em', 'c.versao',
-      'v.titulo as vaga_titulo', 'v.status as vaga_status', 'v.versao as vaga_versao', 'v.atualizado_em as vaga_atualizado_em'
-    ])
+    .select(CANDIDATO_COLUMNS.map(column => `c.${column}` as const))
+    .select(['v.titulo as vaga_titulo', 'v.status as vaga_status', 'v.versao as vaga_versao', 'v.atualizado_em as vaga_atualizado_em'])
 }
 
 type Row = Awaited<ReturnType<ReturnType<typeof base>['executeTakeFirstOrThrow']>>
@@ -121,18 +119,13 @@ function toRecord (row: Row): CandidatoRecord {
 
 /** The record alone, without a history the detail may carry: what an event keeps of a candidato. */
 function recordOnly (candidato: CandidatoRecord): CandidatoRecord {
-  return recordOf({
-    id: candidato.id,
-    nome: candidato.nome,
-    email: candidato.email,
-    status: candidato.status,
-    vaga_id: candidato.vagaId,
-    transferido_de: candidato.transferidoDe,
-    criado_em: candidato.criadoEm,
-    atualizado_em: candidato.atualizadoEm,
-    versao: candidato.versao
-  }, candidato.vaga)
+  // A copy: the record may gain its history (withHistorico) before the event is written.
+  const { historico, ...record } = candidato as Partial<CandidatoDetail> & CandidatoRecord
+  return record
 }
+
+/** A candidato with every field null: what an event stored before a field existed lacks is null (eventos-repository.ts). */
+export const EMPTY_CANDIDATO_RECORD: Readonly<CandidatoRecord> = recordOf(Object.fromEntries(CANDIDATO_COLUMNS.map(column => [column, null])) as unknown as CandidatoRow, null)
 
 /** The event of a change to a candidato: the candidato as a list shows it after the change. */
 export function candidatoEvent (type: string, candidato: CandidatoRecord, actor: string): NewEvent {

@@ -4,6 +4,8 @@ import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { numberCommittedEvents } from './event-log.js'
 import { withoutStatementDeadline } from './statement-deadline.js'
 import type { Schema } from './schema.js'
+import { EMPTY_CANDIDATO_RECORD } from './candidatos-repository.js'
+import { EMPTY_VAGA_RECORD } from './vagas-repository.js'
 
 export interface EventRecord {
   id: number
@@ -50,8 +52,15 @@ interface PageRow {
   dados: unknown
 }
 
+const EMPTY_RECORDS: Record<SubjectKind, object> = { vaga: EMPTY_VAGA_RECORD, candidato: EMPTY_CANDIDATO_RECORD }
+
+/** The subject's record as the current code knows it: an event written before a field existed lacks it, and reads it as null. */
+function storedRecord (kind: SubjectKind, data: unknown): unknown {
+  return data === null ? null : { ...EMPTY_RECORDS[kind], ...data as object }
+}
+
 function recordOf (row: Omit<PageRow, 'removidos_ate' | 'ultimo'>): EventRecord {
-  return { id: row.id!, type: row.tipo, at: row.em, actor: row.ator, subject: { kind: row.sujeito_tipo, id: row.sujeito_id }, data: row.dados }
+  return { id: row.id!, type: row.tipo, at: row.em, actor: row.ator, subject: { kind: row.sujeito_tipo, id: row.sujeito_id }, data: storedRecord(row.sujeito_tipo, row.dados) }
 }
 
 /** The event feed: pages in id order (given after commit, see event-log.ts) and the retention purge. */

@@ -53,6 +53,9 @@ function toRecord (row: Selectable<VagasTable>): VagaRecord {
   }
 }
 
+/** A vaga with every field null: what an event stored before a field existed lacks is null (eventos-repository.ts). */
+export const EMPTY_VAGA_RECORD: Readonly<VagaRecord> = toRecord(Object.fromEntries(VAGA_COLUMNS.map(column => [column, null])) as unknown as Selectable<VagasTable>)
+
 function vagaEvent (type: string, vaga: VagaRecord, actor: string): NewEvent {
   return { type, actor, subject: { kind: 'vaga', id: vaga.id }, data: vaga }
 }
