@@ -34,13 +34,6 @@ const MECHANISMS: Mechanism[] = [
     without: { patch: { file: 'src/http/resources/collection.js', find: 'return reply.type(JSON_TYPE).send(JSON.stringify({ items: items.map(item => toBody(item, href)), ...page }));', replace: 'return { items: items.map(item => toBody(item, href)), ...page };' } }
   },
   {
-    name: 'the log writer',
-    where: 'src/logging/log-writer.ts',
-    targets: ['mixed'],
-    // pino's own destination, as Fastify sets it up.
-    without: { patch: { file: 'src/service-process.js', find: 'logger: { ...shared.logger, stream: logWriter }', replace: 'logger: { ...shared.logger }' } }
-  },
-  {
     name: 'named prepared statements',
     where: 'src/storage/prepared-statements.ts',
     targets: ['candidato-read-v1', 'candidatos-list-v1'],

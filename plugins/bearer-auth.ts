@@ -99,7 +99,8 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
 
   // A token in the head (header or query) is verified from the head, before the body is read: a
   // body sent with a forged token or none costs the server nothing to refuse. A refusal is only
-  // noted here and answered in preParsing, after the rate limit has counted it against the address.
+  // noted here and answered in preParsing, after the rate limit has counted it against the address
+  // (so not through @fastify/auth, which answers a refusal at once; it composes the later checks).
   // Callback style like authorizeScopes: one promise (the verifier's) per request, not three.
   function authenticateHead (optional: boolean) {
     return function authenticateBearerHead (request: FastifyRequest, _reply: FastifyReply, done: () => void): void {

@@ -2,31 +2,18 @@ import fp from 'fastify-plugin'
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { problem } from '../src/http/error-catalogue.js'
-import { SharedCounters } from '../src/rate-limit/shared-counters.js'
-
+import { rateLimitStore, SharedCounters } from '../src/rate-limit/shared-counters.js'
 import { routePolicy } from '../src/http/route-policy.js'
 
 // After Redis failed, count locally this long before asking it again.
 const REDIS_RETRY_AFTER_MS = 2_000
+// Callers counted in this process at once; the one seen least recently is forgotten first.
+const LOCAL_CALLERS = 10_000
 
 /** The caller a limit applies to: the verified token's actor (as idempotency keys it), else the client address. */
 export function rateLimitKey (request: FastifyRequest): string {
   const actor = request.principal?.actor
   return actor !== undefined ? `caller:${actor}` : `ip:${request.ip}`
-}
-
-/** Adapts the counters to @fastify/rate-limit's store interface (one namespace per route override). */
-function storeFor (counters: SharedCounters, namespace = '') {
-  return class CounterStore {
-    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number): void {
-      counters.increment(namespace + key, timeWindow).then(result => callback(null, result), callback)
-    }
-
-    child (route: { routeInfo: { method: string, url: string } }) {
-      const Child = storeFor(counters, `${namespace}${route.routeInfo.method}${route.routeInfo.url}:`)
-      return new Child()
-    }
-  }
 }
 
 async function rateLimit (fastify: FastifyInstance): Promise<void> {
@@ -42,13 +29,16 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     if (!routePolicy(route, this).rateLimited) route.config = { ...route.config, rateLimit: false }
   })
 
-  const counters = new SharedCounters({
-    redis: fastify.redis,
-    namespace: 'rate-limit:',
-    retryAfterMs: REDIS_RETRY_AFTER_MS,
-    onFallback: () => fastify.log.warn('rate limiting counts in this process only until redis answers again'),
-    onRestored: () => fastify.log.info('rate limiting is shared through redis again')
-  })
+  // Without Redis the plugin's own store counts in this process.
+  const store = fastify.redis === null
+    ? undefined
+    : rateLimitStore(new SharedCounters({
+      redis: fastify.redis,
+      namespace: 'rate-limit:',
+      retryAfterMs: REDIS_RETRY_AFTER_MS,
+      onFallback: () => fastify.log.warn('rate limiting counts in this process only until redis answers again'),
+      onRestored: () => fastify.log.info('rate limiting is shared through redis again')
+    }))
 
   await fastify.register(fastifyRateLimit, {
     global: true,
@@ -59,7 +49,8 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     // before its refusal is answered (bearer-auth's preParsing hook, placed after this one).
     hook: 'preParsing',
     keyGenerator: rateLimitKey,
-    store: storeFor(counters) as never,
+    store,
+    cache: LOCAL_CALLERS,
     // RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset (IETF draft) and Retry-After.
     enableDraftSpec: true,
     errorResponseBuilder: (_request, context) => problem('RateLimited', {

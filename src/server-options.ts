@@ -8,7 +8,6 @@ import { requestId } from './http/request-id.js'
 import { apiVersionStrategy, rewriteVersionedUrl } from './versioning/routing.js'
 import { API_VERSION_ROWS, buildVersionTable, type ApiVersionRow } from './versioning/versions.js'
 import { AccessLogController } from './logging/access-log.js'
-import { createChildLoggerFactory } from './logging/request-logger.js'
 import { serializeRequest } from './logging/request-serializer.js'
 import { activeTraceLogFields } from './tracing/request-span.js'
 
@@ -35,14 +34,13 @@ export function serverOptions (config: Config, versionRows: readonly ApiVersionR
   return {
     logger: {
       level: config.LOG_LEVEL,
-      // No pino `redact` paths: a request is logged only through serializeRequest, which writes no
-      // header, query object or body, and masks tokens in the URL. Redaction paths would be walked
-      // on every access line, at a measurable cost (docs/benchmarks.md, "Costs behind the code"), for fields that cannot be there.
+      // No pino `redact` paths: redaction replaces whole values at fixed paths, while a query token is
+      // part of the URL string. serializeRequest writes no header, query object or body and masks
+      // such tokens in the URL; paths would be walked on every line for fields that cannot be there.
       serializers: { req: serializeRequest as never },
       // While a trace is recorded, lines logged within it carry trace_id and span_id.
       mixin: activeTraceLogFields
     },
-    childLoggerFactory: createChildLoggerFactory(),
     logController: new AccessLogController(),
     genReqId: requestId,
     requestIdHeader: false,

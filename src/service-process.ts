@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import app from './app.js'
 import { ConfigError, loadConfig, SETTING_NAMES, type Config } from './config.js'
 import { describeUnknown, unknownSettings } from './unknown-settings.js'
-import { LogWriter } from './logging/log-writer.js'
+import { logDestination, reportDroppedLines } from './logging/stdout-destination.js'
 import { serverOptions } from './server-options.js'
 import { tlsOptions } from './tls.js'
 import { flushTraces } from './tracing/shutdown.js'
@@ -27,7 +27,6 @@ function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> }
   }
 }
 
-const STDOUT = 1
 // Left of the shutdown bound after the span flush, for the last log line and the exit.
 const FLUSH_MARGIN_MS = 250
 
@@ -43,14 +42,12 @@ async function start (): Promise<void> {
   // The app is the same either way; only the listening server differs, so one instance type serves both.
   // The HTTPS server takes the same limits (header size, header timeout) beside the TLS options.
   const shared = serverOptions(config)
-  // Log lines go to stdout without blocking: while one write is in flight the next lines wait and are
-  // written together by the next one, so a busy server makes one system call per batch.
-  const logWriter = new LogWriter(STDOUT)
-  process.once('exit', () => { logWriter.flushSync() })
-  const options = { ...shared, logger: { ...(shared.logger as object), stream: logWriter } }
+  const destination = logDestination()
+  const options = { ...shared, logger: { ...(shared.logger as object), stream: destination } }
   const server = https === undefined
     ? Fastify(options)
     : Fastify({ ...options, https: { ...options.http, ...https } } as FastifyHttpsOptions<HttpsServer>) as unknown as FastifyInstance
+  reportDroppedLines(destination, server.log)
   // Refused in production (see config.ts); said once elsewhere, and where ALLOW_UNKNOWN_SETTINGS lets them pass.
   const unknown = unknownSettings(process.env, SETTING_NAMES)
   if (unknown.length > 0) server.log.warn({ unknownSettings: unknown }, `unknown settings that look like this service's, ignored: ${describeUnknown(unknown)}`)

@@ -1,3 +1,4 @@
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { Redis } from 'ioredis'
 import { LocalCounters, type WindowCount } from './local-counters.js'
 
@@ -17,8 +18,8 @@ interface ScriptedRedis {
 }
 
 export interface SharedCountersOptions {
-  /** The shared client, or null to count in this process only. */
-  redis: Redis | null
+  /** The shared client. */
+  redis: Redis
   /** Key namespace inside the client's own prefix. */
   namespace: string
   /** After a failure, how long to count locally before asking Redis again. */
@@ -32,7 +33,9 @@ export interface SharedCountersOptions {
 /**
  * Fixed-window counters shared by every instance through Redis. A request never waits for a Redis
  * that is down or slow (the client's command timeout bounds the wait), and never fails because of it:
- * it is counted in this process instead.
+ * it is counted in this process instead. @fastify/rate-limit's own Redis store cannot do this: it
+ * fails the request or, with `skipOnError`, lets it through uncounted, and asks a failing Redis on
+ * every request.
  */
 export class SharedCounters {
   readonly #options: SharedCountersOptions
@@ -42,15 +45,13 @@ export class SharedCounters {
 
   constructor (options: SharedCountersOptions) {
     this.#options = options
-    const redis = options.redis
-    if (redis !== null && !('rateLimitIncrement' in redis)) {
-      redis.defineCommand('rateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT })
+    if (!('rateLimitIncrement' in options.redis)) {
+      options.redis.defineCommand('rateLimitIncrement', { numberOfKeys: 1, lua: INCREMENT_SCRIPT })
     }
   }
 
   async increment (key: string, windowMs: number): Promise<WindowCount> {
     const { redis, namespace } = this.#options
-    if (redis === null) return this.#local.increment(key, windowMs)
     // While Redis is failing, ask it again only now and then: a hung Redis must not tax every request.
     if (this.#degraded && Date.now() < this.#retryAt) return this.#local.increment(key, windowMs)
     if (redis.status !== 'ready') return this.#fallback(key, windowMs, 'redis not connected')
@@ -73,5 +74,21 @@ export class SharedCounters {
       this.#options.onFallback?.(reason)
     }
     return this.#local.increment(key, windowMs)
+  }
+}
+
+/** The counters as @fastify/rate-limit's `store` (a route with limits of its own counts under its own namespace). */
+export function rateLimitStore (counters: SharedCounters, namespace = ''): FastifyRateLimitStoreCtor {
+  return class CounterStore implements FastifyRateLimitStore {
+    incr (key: string, callback: (error: Error | null, result?: WindowCount) => void, timeWindow?: number): void {
+      counters.increment(namespace + key, timeWindow ?? 0).then(result => callback(null, result), callback)
+    }
+
+    child (options: object): FastifyRateLimitStore {
+      // The plugin hands a child the merged route options, the route itself under `routeInfo`.
+      const { method, url } = (options as { routeInfo: { method: string, url: string } }).routeInfo
+      const Child = rateLimitStore(counters, `${namespace}${method}${url}:`)
+      return new Child({})
+    }
   }
 }

@@ -1,0 +1,29 @@
+import pino from 'pino'
+
+// Far more than a healthy stdout ever holds back; past it lines are dropped, not kept.
+const MAX_QUEUED_BYTES = 32 * 1024 * 1024
+const DROP_REPORT_INTERVAL_MS = 1_000
+
+type Destination = ReturnType<typeof pino.destination>
+
+/**
+ * pino's asynchronous destination for the log lines: writes never block the event loop, pino flushes
+ * what is left when the process exits and stops logging if nobody reads stdout any more (EPIPE).
+ * While stdout is slower than the service, at most `maxLength` bytes wait; the rest are dropped.
+ */
+export function logDestination (options: { dest?: number | string, maxLength?: number } = {}): Destination {
+  return pino.destination({ dest: options.dest ?? 1, sync: false, maxLength: options.maxLength ?? MAX_QUEUED_BYTES })
+}
+
+/** Counts the lines the destination dropped and reports them in one warning per interval while it lasts. */
+export function reportDroppedLines (destination: Destination, log: { warn: (obj: object, msg: string) => void }, intervalMs = DROP_REPORT_INTERVAL_MS): void {
+  let dropped = 0
+  destination.on('drop', () => {
+    if (dropped++ > 0) return
+    setTimeout(() => {
+      const count = dropped
+      dropped = 0
+      log.warn({ dropped: count }, 'log lines dropped: stdout did not keep up')
+    }, intervalMs).unref()
+  })
+}
