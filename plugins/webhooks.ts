@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { logCause } from '../src/health/log-cause.js'
+import { roleParts } from '../src/roles.js'
 import { attemptLimitSeconds, batchLimitSeconds } from '../src/webhooks/attempt-limit.js'
 import { batchHandler } from '../src/webhooks/deliver-batch.js'
 import { deliveryHandler } from '../src/webhooks/deliver.js'
@@ -27,10 +28,13 @@ declare module 'fastify' {
 /**
  * Webhook delivery. Each dispatch interval, an instance asks whether any subscription is enabled;
  * from the first one on, it runs the job queue and dispatches new events into it. A service without
- * subscriptions pays for that one question per interval, and nothing else.
+ * subscriptions pays for that one question per interval, and nothing else. Its role (src/roles.ts)
+ * says whether it also works the queue, sending the deliveries; a worker runs the queue from the
+ * start, and is ready once the queue answers.
  */
 async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
   const { config, storage, repositories } = fastify
+  const role = roleParts(config.SERVICE_ROLE)
   const log = fastify.log.child({ component: 'webhooks' })
   const allowPrivateTargets = config.WEBHOOK_ALLOW_PRIVATE_TARGETS
   const bodies = new EventBodies(storage.db, eventRepresentation(fastify.apiVersions))
@@ -67,11 +71,12 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
   async function tick (): Promise<void> {
     if (storage.state() !== 'ready') return
     if (queue === undefined) {
-      if (!await anySubscription(storage.db)) return
+      if (!role.readyWithQueue && !await anySubscription(storage.db)) return
       // The job queue's code is loaded with the first subscription: a service without any never holds it.
       const { startDeliveryQueue } = await import('../src/webhooks/delivery-queue.js')
-      queue = await startDeliveryQueue(storage, settings, handlers, error => log.warn(logCause(error), 'webhook delivery queue failed'))
-      log.info('webhook delivery queue started')
+      queue = await startDeliveryQueue(storage, settings, role.sendsDeliveries ? handlers : undefined, error => log.warn(logCause(error), 'webhook delivery queue failed'))
+      log.info({ sendsDeliveries: role.sendsDeliveries }, 'webhook delivery queue started')
+      if (role.readyWithQueue) fastify.health.refresh(['queue']).catch(() => {})
     }
     if (await dispatchEvents(storage.db, queue, bodies) > 0) queue.wake()
   }
@@ -88,10 +93,18 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
     await queue?.stop()
   })
 
+  if (role.readyWithQueue) {
+    fastify.health.register('queue', async () => {
+      if (queue === undefined) return 'NotReady'
+      await queue.reachable()
+      return 'Healthy'
+    }, { tags: ['ready', 'deep'], critical: true })
+  }
+
   fastify.decorate('webhooks', {
     checkTarget: async (url: string) => await checkTargetUrl(url, allowPrivateTargets),
     newSecret: newSigningSecret
   })
 }
 
-export default fp(webhooksPlugin, { name: 'webhooks', fastify: '5.x', dependencies: ['config', 'storage', 'repositories', 'api-versioning', 'metrics'] })
+export default fp(webhooksPlugin, { name: 'webhooks', fastify: '5.x', dependencies: ['config', 'health', 'storage', 'repositories', 'api-versioning', 'metrics'] })

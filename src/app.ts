@@ -2,6 +2,7 @@ import AutoLoad from '@fastify/autoload'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config.js'
+import { skipsPlugin, skipsRoute } from './roles.js'
 import type { EmbeddedDatabaseStarter } from './storage/embedded-database.js'
 import type { ApiVersionRow } from './versioning/versions.js'
 
@@ -19,14 +20,20 @@ export interface AppOptions {
   startEmbeddedDatabase?: EmbeddedDatabaseStarter
 }
 
-/** The whole service as one plugin: shared plugins first, then the routes that use them. */
+/**
+ * The whole service as one plugin: shared plugins first, then the routes that use them; those its
+ * role (SERVICE_ROLE, src/roles.ts) runs.
+ */
 export default async function app (fastify: FastifyInstance, opts: AppOptions): Promise<void> {
+  const role = opts.config.SERVICE_ROLE
   await fastify.register(AutoLoad, {
     dir: join(import.meta.dirname, '../plugins'),
+    ignoreFilter: skipsPlugin(role),
     options: { ...opts }
   })
   await fastify.register(AutoLoad, {
     dir: join(import.meta.dirname, '../routes'),
+    ignoreFilter: skipsRoute(role),
     autoHooks: true,
     cascadeHooks: true
   })

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { buildVersionTable } from './versioning/versions.js'
+import { SERVICE_ROLES } from './roles.js'
 import { describeUnknown, unknownSettings } from './unknown-settings.js'
 
 // A *_FILE setting holds a path; PEM text there is a key pasted where its file belongs.
@@ -13,6 +14,8 @@ const ISO_DATE = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z
 // Every setting the service reads, by its environment name. Names are a contract: add, never rename.
 export const ConfigSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+  // What this process does (docs/operations.md, "Roles"): the same image serves the API, sends webhook deliveries, or both.
+  SERVICE_ROLE: Type.Union(SERVICE_ROLES.map(role => Type.Literal(role)), { default: 'all', description: 'all, api or worker: serve the API and send webhook deliveries, serve the API only (deliveries are queued, not sent), or send deliveries only' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer port from 0 to 65535' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address to bind' }),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map(level => Type.Literal(level)), { default: 'info' }),

@@ -97,6 +97,8 @@ export interface DeliveryQueue {
   heldSubjects: (webhookId: string, subjectIds: readonly string[]) => Promise<Set<string>>
   /** Wakes this instance's workers now rather than at their next poll. */
   wake: () => void
+  /** Reads the queue through its own connection pool; throws when it cannot. */
+  reachable: () => Promise<void>
   stop: () => Promise<void>
 }
 
@@ -129,8 +131,11 @@ export interface QueueDatabase {
   connection: Connection
 }
 
-/** Creates pg-boss's tables when they are missing, then works the queues. */
-export async function startDeliveryQueue ({ db, connection }: QueueDatabase, settings: DeliveryQueueSettings, handlers: { batch: BatchHandler, delivery: DeliveryHandler }, onError: (error: Error) => void): Promise<DeliveryQueue> {
+/**
+ * Creates pg-boss's tables when they are missing, then works the queues. Without handlers (a process
+ * that serves the API only) it queues, and maintains the queue, but works nothing.
+ */
+export async function startDeliveryQueue ({ db, connection }: QueueDatabase, settings: DeliveryQueueSettings, handlers: { batch: BatchHandler, delivery: DeliveryHandler } | undefined, onError: (error: Error) => void): Promise<DeliveryQueue> {
   // pg-boss looks once a minute by default: a crashed instance's deliveries, and their subjects' later
   // events behind them, would wait up to that long past the limit, whatever the limit.
   const superviseSeconds = Math.max(1, Math.ceil(settings.expireSeconds / LOOKS_PER_LIMIT))
@@ -214,6 +219,7 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
       for (const worker of batchWorkers) boss.notifyWorker(worker)
       for (const worker of deliveryWorkers) boss.notifyWorker(worker)
     },
+    reachable: async () => { await boss.getQueue(BATCH_QUEUE) },
     stop: async () => {
       clearInterval(supervision)
       await supervising
@@ -267,13 +273,14 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
   // worker of a `work` call, and a batch worker must be woken both when a dispatch queues batches and
   // when it finishes one (its subscription's next batch is likely waiting, and would wait a poll).
   const batchOptions = { pollingIntervalSeconds: settings.pollingSeconds, includeMetadata: true } as const
+  const workers = handlers === undefined ? 0 : settings.workers
   const batchWorkers: string[] = []
-  for (let slot = 0; slot < settings.workers; slot++) {
+  for (let slot = 0; slot < workers; slot++) {
     batchWorkers.push(await boss.work<BatchJob, unknown, typeof batchOptions>(BATCH_QUEUE, batchOptions, async ([job]) => {
       // Past its last try too, when it ended failed and was run again (unblockKeys).
       const lastTry = job!.retryCount >= BATCH_RETRY_LIMIT
       try {
-        await handlers.batch(job!.data, queue, lastTry)
+        await handlers!.batch(job!.data, queue, lastTry)
       } finally {
         boss.notifyWorker(batchWorkers[slot]!)
       }
@@ -319,10 +326,13 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
   }))
   const healthyLane = { ...options, localConcurrency: Math.max(1, settings.workers - failingLaneWorkers), minPriority: HEALTHY_LANE }
   const failingLane = { ...options, localConcurrency: failingLaneWorkers, maxPriority: FAILING_LANE }
-  const deliveryWorkers = [
-    await boss.work<DeliveryJob, unknown, typeof healthyLane>(DELIVERY_QUEUE, healthyLane, work),
-    await boss.work<DeliveryJob, unknown, typeof failingLane>(DELIVERY_QUEUE, failingLane, work)
-  ]
+  const deliveryWorkers: string[] = []
+  if (workers > 0) {
+    deliveryWorkers.push(
+      await boss.work<DeliveryJob, unknown, typeof healthyLane>(DELIVERY_QUEUE, healthyLane, work),
+      await boss.work<DeliveryJob, unknown, typeof failingLane>(DELIVERY_QUEUE, failingLane, work)
+    )
+  }
 
   /** Runs the attempt; `lane` is where its subscription's deliveries go now, when they move. */
   async function attempt (job: JobWithMetadata<DeliveryJob>): Promise<{ result: JobResult, lane?: number, retryAfterSeconds?: number }> {
@@ -330,7 +340,7 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
     // perhaps by an instance with another WEBHOOK_RETRY_LIMIT. Failing it past that would end it failed.
     const last = job.retryCount >= job.retryLimit - 1
     try {
-      const outcome = await handlers.delivery(job.data, { number: job.retryCount + (job.data.batchAttempted === true ? 2 : 1), last })
+      const outcome = await handlers!.delivery(job.data, { number: job.retryCount + (job.data.batchAttempted === true ? 2 : 1), last })
       if (outcome === undefined) return { result: { id: job.id, status: 'completed' } }
       const lane = laneOf(outcome.failingSeconds)
       const moved = (outcome.recovered || lane !== job.priority) && { lane }
