@@ -57,3 +57,13 @@ t.test('every date setting the version table names is a setting of the service',
   t.ok(named.length > 0)
   for (const name of named) t.ok(SETTING_NAMES.includes(name), `${name} is read by src/config.ts`)
 })
+
+t.test('SERVICE_ROLE: all by default, api or worker when set, anything else refused in one line', async t => {
+  t.equal(loadConfig({}).SERVICE_ROLE, 'all')
+  t.equal(loadConfig({ SERVICE_ROLE: 'api' }).SERVICE_ROLE, 'api')
+  t.equal(loadConfig({ SERVICE_ROLE: 'worker' }).SERVICE_ROLE, 'worker')
+  t.throws(() => loadConfig({ SERVICE_ROLE: 'both' }), {
+    name: 'ConfigError',
+    message: /^Invalid setting SERVICE_ROLE="both": expected all, api or worker: [^\n]+$/
+  })
+})
