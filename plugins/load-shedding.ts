@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
 import underPressure, { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION, TYPE_HEAP_USED_BYTES, TYPE_RSS_BYTES } from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { problem } from '../src/http/error-catalogue.js'
-import { addRouteHook } from '../src/http/route-hooks.js'
-import { routePolicy } from '../src/http/route-policy.js'
+import { problem } from '../src/http/problems/error-catalogue.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
+import { routePolicy } from '../src/http/policy/route-policy.js'
 
 const SAMPLE_INTERVAL_MS = 1000
 

@@ -4,8 +4,8 @@ import promClient from 'prom-client'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { buildInfo } from '../src/build-info.js'
 import { gaugeValueOf } from '../src/health/status.js'
-import { addRouteHook } from '../src/http/route-hooks.js'
-import { routePolicy } from '../src/http/route-policy.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
+import { routePolicy } from '../src/http/policy/route-policy.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

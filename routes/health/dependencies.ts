@@ -4,7 +4,7 @@ import type { CheckResult } from '../../src/health/registry.js'
 import { healthRouteSchema } from '../../src/health/route-schema.js'
 import { DeepResult, DependenciesResult, DependencyResult } from '../../src/health/schemas.js'
 import { httpStatusOf, worstOf } from '../../src/health/status.js'
-import { problem } from '../../src/http/error-catalogue.js'
+import { problem } from '../../src/http/problems/error-catalogue.js'
 
 // Detail endpoints are not polled by balancers: they keep the request histogram.
 const PROTECTED = { logLevel: 'warn', config: { shed: false, rateLimit: false, scopes: ['health:read'] } } as const

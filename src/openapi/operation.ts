@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify'
 import { securityOf } from '../auth/openapi-security.js'
-import { codesAnsweredBy, type OperationTraits } from '../http/error-catalogue.js'
-import { routePolicy } from '../http/route-policy.js'
+import { codesAnsweredBy, type OperationTraits } from '../http/problems/error-catalogue.js'
+import { routePolicy } from '../http/policy/route-policy.js'
 import { problemCodes, problemResponse } from './problems.js'
 
 // What every OpenAPI operation gains from the route declaration beyond its own schema: the security

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
 import { Type } from '@sinclair/typebox'
-import { catalogueEntry, type CatalogueEntry } from '../http/error-catalogue.js'
-import { problemType } from '../http/problem.js'
+import { catalogueEntry, type CatalogueEntry } from '../http/problems/error-catalogue.js'
+import { problemType } from '../http/problems/problem.js'
 
 // How the documents describe error answers: one shared `Problem` schema, and per answer the codes it
 // can carry, each explained by the error catalogue, with an example.

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
-import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.js'
 import {
   CandidatoCreateSchema, CandidatoFilters, CandidatoPatchSchema, CandidatoReplaceSchema,
   DEFAULT_CANDIDATO_SORT, candidatoDetailSchema, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
-import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
-import { problem } from '../../../src/http/error-catalogue.js'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.js'
+import { problem } from '../../../src/http/problems/error-catalogue.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
   ChangedAfterFilter, ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, changedAfter, fieldProblem, notFound,

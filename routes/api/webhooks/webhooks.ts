@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { problem } from '../../../src/http/error-catalogue.js'
+import { problem } from '../../../src/http/problems/error-catalogue.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import { IdParams, actorOf, fieldProblem, hrefOf, notFound, problemResponse } from '../../../src/http/resources/common.js'
 import {

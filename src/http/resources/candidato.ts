@@ -4,8 +4,8 @@ import { allowedCalls, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.
 import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
 import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
 import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
-import { type Problem } from '../problem.js'
-import { problem } from '../error-catalogue.js'
+import { type Problem } from '../problems/problem.js'
+import { problem } from '../problems/error-catalogue.js'
 import { ChangedAfterFilter, Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 

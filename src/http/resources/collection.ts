@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto'
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { ifNoneMatchHits } from '../conditional.js'
+import { ifNoneMatchHits } from '../conventions/conditional.js'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
-import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
+import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from './collection-query.js'
 import { problemResponse } from '../../openapi/problems.js'
 import { Links, type Link } from './common.js'
 

@@ -14,7 +14,7 @@ import { WebhookSchema, webhookRepresentation } from '../../../src/http/resource
 import type { WebhookRecord } from '../../../src/storage/webhooks-repository.js'
 import { EVENT_TYPES } from '../../../src/domain/events.js'
 import { versionedHref } from '../../../src/versioning/href.js'
-import { queryString } from '../../../src/http/collection-query.js'
+import { queryString } from '../../../src/http/resources/collection-query.js'
 import { textValue } from '../../fuzz/hostile-values.js'
 
 const id = fc.uuid().map(value => value.toLowerCase())

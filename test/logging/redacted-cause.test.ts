@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { lookup } from 'node:dns/promises'
 import { connect } from 'node:net'
 import pg from 'pg'
-import { logCause } from '../../src/health/log-cause.js'
+import { logCause } from '../../src/logging/redacted-cause.js'
 import { closedPort } from '../support/closed-port.js'
 import { freshPostgresDatabase } from '../support/services.js'
 

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
-import { loadConfig } from '../../src/config.js'
+import { build } from '../../helper.js'
+import { loadConfig } from '../../../src/config.js'
 
 async function listening (app: FastifyInstance): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' })

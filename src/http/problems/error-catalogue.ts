@@ -109,7 +109,7 @@ const BY_CODE = new Map<string, CatalogueEntry>(ERROR_CATALOGUE.map(entry => [en
 
 export function catalogueEntry (code: string): CatalogueEntry {
   const entry = BY_CODE.get(code)
-  if (entry === undefined) throw new Error(`Problem code ${code} is not in the error catalogue (src/http/error-catalogue.ts)`)
+  if (entry === undefined) throw new Error(`Problem code ${code} is not in the error catalogue (src/http/problems/error-catalogue.ts)`)
   return entry
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { NO_STORE_HEADERS } from './no-store.js'
+import { NO_STORE_HEADERS } from '../conventions/no-store.js'
 import { type Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from './problem.js'
 import { problem } from './error-catalogue.js'
 

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { bearer, build } from '../../helper.js'
+import { eventually } from '../../support/eventually.js'
 
 const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 

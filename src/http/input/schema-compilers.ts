@@ -52,7 +52,7 @@ function sharedSerializers (externalSchemas: Record<string, unknown> | undefined
 
 /**
  * Fastify's `schemaController` option: validators refusing non-finite numbers, integers not written
- * in decimal digits and date-times the service cannot use (src/http/finite-numbers.ts,
+ * in decimal digits and date-times the service cannot use (src/http/input/finite-numbers.ts,
  * decimal-integers.ts, date-time.ts), serializers as Fastify makes them; both shared by every app of
  * the process.
  */
