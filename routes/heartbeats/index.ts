@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { problem } from '../../src/http/problems/error-catalogue.js'
-import { problemResponse } from '../../src/openapi/problems.js'
+import { problemResponse } from '../../src/http/problems/problem-response.js'
 import { readDateTime } from '../../src/http/input/date-time.js'
 
 const HeartbeatMessage = Type.Object({

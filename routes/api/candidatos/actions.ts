@@ -4,9 +4,10 @@ import { ACTION_CALLS, needsTargetVaga, type ActionCall, type Refusal } from '..
 import { ifMatchPrecondition } from '../../../src/http/conventions/conditional.js'
 import { type Problem } from '../../../src/http/problems/problem.js'
 import { problem } from '../../../src/http/problems/error-catalogue.js'
-import { TargetVagaSchema, candidatoDetailSchema, candidatoEtag, candidatoLastModified } from '../../../src/http/resources/candidato.js'
-import { candidatoVersions, type CandidatoProfile } from '../../../src/http/resources/candidato-versions.js'
-import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, problemResponse, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.js'
+import { problemResponse } from '../../../src/http/problems/problem-response.js'
+import { TargetVagaSchema, candidatoDetailSchema, candidatoEtag, candidatoLastModified } from '../../../src/representations/candidato.js'
+import { candidatoVersions, type CandidatoProfile } from '../../../src/representations/candidato-versions.js'
+import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
 
 const PURPOSE: Record<string, string> = {

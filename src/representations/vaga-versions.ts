@@ -1,8 +1,8 @@
 // What a vaga is in each API version: the one place that says how the versions differ.
 import type { TSchema } from '@sinclair/typebox'
-import type { VagaRecord } from '../../storage/vagas-repository.js'
-import { versionedResource } from '../../versioning/profiles.js'
-import type { ItemRepresentation, Paging } from './collection.js'
+import type { VagaRecord } from '../storage/vagas-repository.js'
+import { versionedResource } from '../versioning/profiles.js'
+import type { ItemRepresentation, Paging } from './paging.js'
 import { VagaSchema, vagaRepresentation } from './vaga.js'
 
 export interface VagaProfile {

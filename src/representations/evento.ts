@@ -1,11 +1,10 @@
 // The event representation: what changed, when, by whom, and the subject as it became.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { EVENT_TYPES, SUBJECT_KINDS } from '../../domain/events.js'
-import type { EventRecord } from '../../storage/eventos-repository.js'
-import type { CandidatoRecord } from '../../storage/candidatos-repository.js'
-import type { VagaRecord } from '../../storage/vagas-repository.js'
-import { decodeCursor, encodeCursor, cursorProblem, type CursorScope } from './collection-query.js'
-import { Id, Links, StringEnum, Timestamp, type Link } from './common.js'
+import { EVENT_TYPES, SUBJECT_KINDS } from '../domain/events.js'
+import type { EventRecord } from '../storage/eventos-repository.js'
+import type { CandidatoRecord } from '../storage/candidatos-repository.js'
+import type { VagaRecord } from '../storage/vagas-repository.js'
+import { Id, Links, StringEnum, Timestamp, type Link } from './fields.js'
 import { candidatoPath } from './candidato.js'
 import { vagaPath } from './vaga.js'
 
@@ -38,19 +37,4 @@ export function eventoRepresentation (event: EventRecord, href: (path: string) =
     ? null
     : kind === 'vaga' ? subjects.vaga(event.data as VagaRecord, href) : subjects.candidato(event.data as CandidatoRecord, href)
   return { id: event.id, tipo: event.type, em: event.at, ator: event.actor, sujeito: { tipo: kind, id }, dados, links }
-}
-
-/** A feed cursor: the position after which the reader goes on, bound to the filters like every cursor. */
-export function feedScope (filter: Record<string, string | undefined>): CursorScope {
-  return { collection: '/eventos', sort: 'id', filter }
-}
-
-export function encodeFeedCursor (position: number, scope: CursorScope): string {
-  return encodeCursor({ values: [], id: String(position) }, scope)
-}
-
-export function decodeFeedCursor (cursor: string, scope: CursorScope): number {
-  const { values, id } = decodeCursor(cursor, scope)
-  if (values.length !== 0 || !/^\d{1,15}$/.test(id)) throw cursorProblem()
-  return Number(id)
 }

@@ -1,22 +1,11 @@
 // The webhook subscription representation, and its delivery attempts.
 import { Type } from '@sinclair/typebox'
-import type { FastifyRequest } from 'fastify'
-import type { WebhookRecord, WebhookViewer } from '../../storage/webhooks-repository.js'
-import { ATTEMPT_ERRORS } from '../../domain/webhook-attempt.js'
+import type { WebhookRecord } from '../storage/webhooks-repository.js'
+import { ATTEMPT_ERRORS } from '../domain/webhook-attempt.js'
 import { EventTypeSchema } from './evento.js'
-import { Id, Links, NullableString, StringEnum, Timestamp } from './common.js'
+import { Id, Links, NullableString, StringEnum, Timestamp } from './fields.js'
 
 export const webhookPath = (id: string): string => `/webhooks/${id}`
-
-/** Widens webhooks:write from the caller's own subscriptions to every one. */
-export const WEBHOOKS_ADMIN_SCOPE = 'webhooks:admin'
-
-/** Whose subscriptions the caller reaches: its own, or with webhooks:admin every one. */
-export function webhookViewer (request: FastifyRequest): WebhookViewer {
-  const principal = request.principal
-  if (principal === undefined) throw new Error('the webhook routes require a token')
-  return principal.scopes.has(WEBHOOKS_ADMIN_SCOPE) ? { every: true } : { owner: principal.actor }
-}
 
 const URL_FIELDS = { format: 'uri', maxLength: 2000, examples: ['https://example.com/hooks/recrutamento'] }
 // A scheme is any case (RFC 3986); the subscription keeps the URL as URL parsing writes it, so the one shown is in lower case.

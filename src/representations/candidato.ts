@@ -1,22 +1,14 @@
 // The candidato representations: v1 names the vaga by id, v2 embeds a summary of it.
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
-import { allowedCalls, CANDIDATO_ACTIONS } from '../../domain/candidato-actions.js'
-import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../../domain/candidato.js'
-import type { CandidatoDetail, CandidatoRecord } from '../../storage/candidatos-repository.js'
-import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
-import { type Problem } from '../problems/problem.js'
-import { problem } from '../problems/error-catalogue.js'
-import { ChangedAfterFilter, Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './common.js'
+import { allowedCalls, CANDIDATO_ACTIONS } from '../domain/candidato-actions.js'
+import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../domain/candidato.js'
+import type { CandidatoDetail, CandidatoRecord } from '../storage/candidatos-repository.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.js'
+import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './fields.js'
 import { VagaStatusSchema, vagaPath } from './vaga.js'
 
 export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { description: 'cadastrado -> inscrito (candidatar) -> aprovado | reprovado' })
 
-/** The filters of every list of candidatos; `/candidatos` also filters by `vagaId`. */
-export const CandidatoFilters = {
-  status: Type.Optional(CandidatoStatusSchema),
-  q: Type.Optional(Text({ minLength: 1, maxLength: 100, description: 'Start of the name or of the e-mail address, any case' })),
-  ...ChangedAfterFilter
-}
 const ActionSchema = StringEnum(CANDIDATO_ACTIONS)
 const NullableId = (description?: string) => NullableString({ pattern: UUID_PATTERN, ...(description !== undefined && { description }) })
 const Nome = Text({ minLength: 1, maxLength: NOME_MAX_LENGTH, description: 'The name, 1 to 200 characters', examples: ['Ana Souza'] })
@@ -139,10 +131,4 @@ export function candidatoEtag (candidato: CandidatoRecord, version: string, show
 export function candidatoLastModified (candidato: CandidatoRecord, showsVaga: boolean): IsoTimestamp {
   const vagaChange = candidato.vaga?.atualizadoEm
   return showsVaga && vagaChange !== undefined && vagaChange > candidato.atualizadoEm ? vagaChange : candidato.atualizadoEm
-}
-
-export const DEFAULT_CANDIDATO_SORT = '-criadoEm'
-
-export function duplicateEmail (): Problem {
-  return problem('DuplicateEmail')
 }
