@@ -25,7 +25,7 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   fastify.decorate('metricsRegistry', registry)
 
   await fastify.register(fastifyMetricsModule.default, {
-    // The endpoint is routes/metrics.ts, so it is documented and guarded like every other route.
+    // The endpoint is routes/metrics.ts (src/metrics/metrics-route.ts), so it is documented and guarded like every other route.
     endpoint: null,
     promClient: { ...promClient, register: registry },
     defaultMetrics: { enabled: true, register: registry },

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import type { CheckResult } from '../../src/health/registry.js'
-import { healthRouteSchema } from '../../src/health/route-schema.js'
-import { DeepResult, DependenciesResult, DependencyResult } from '../../src/health/schemas.js'
-import { httpStatusOf, worstOf } from '../../src/health/status.js'
-import { problem } from '../../src/http/problems/error-catalogue.js'
+import type { CheckResult } from './registry.js'
+import { healthRouteSchema } from './route-schema.js'
+import { DeepResult, DependenciesResult, DependencyResult } from './schemas.js'
+import { httpStatusOf, worstOf } from './status.js'
+import { problem } from '../http/problems/error-catalogue.js'
 
 // Detail endpoints are not polled by balancers: they keep the request histogram.
 const PROTECTED = { logLevel: 'warn', config: { shed: false, rateLimit: false, scopes: ['health:read'] } } as const
@@ -17,8 +17,11 @@ function dependency (result: CheckResult) {
   return { name: result.name, status: result.status, latencyMs: result.latencyMs, ageMs: ageOf(result) }
 }
 
-/** The detailed, protected health endpoints: each runs checks, bounded by their timeouts and cacheTtl. */
-const dependencies: FastifyPluginAsyncTypebox = async (fastify) => {
+/**
+ * The detailed health endpoints: each runs checks, bounded by their timeouts and cacheTtl. Served under
+ * `/health` on the service's port (behind `health:read`) and on the management listener.
+ */
+export const healthDetailRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { health } = fastify
 
   fastify.get('/deep', {
@@ -68,5 +71,3 @@ const dependencies: FastifyPluginAsyncTypebox = async (fastify) => {
     return reply.code(httpStatusOf(result.status)).send(dependency(result))
   })
 }
-
-export default dependencies

@@ -1,11 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { healthRouteSchema } from '../../src/health/route-schema.js'
-import { PROBE_ROUTE, StatusOnly, StatusWithChecks } from '../../src/health/schemas.js'
-import { readinessAnswer } from '../../src/health/readiness-answer.js'
-import { httpStatusOf } from '../../src/health/status.js'
+import { healthRouteSchema } from './route-schema.js'
+import { PROBE_ROUTE, StatusOnly, StatusWithChecks } from './schemas.js'
+import { readinessAnswer } from './readiness-answer.js'
+import { httpStatusOf } from './status.js'
 
-/** The public probes: they read results the background refresh keeps, and touch no dependency. */
-const probes: FastifyPluginAsyncTypebox = async (fastify) => {
+/**
+ * The public probes: they read results the background refresh keeps, and touch no dependency. Served
+ * under `/health` on the service's port and on the management listener.
+ */
+export const probeRoutes: FastifyPluginAsyncTypebox = async (fastify) => {
   const { health } = fastify
 
   fastify.get('/live', {
@@ -48,5 +51,3 @@ const probes: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   }, async () => ({ status: 'Healthy' as const }))
 }
-
-export default probes

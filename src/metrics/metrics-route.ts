@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 
-/** GET /metrics: Prometheus text for scrapers holding `metrics:read`. */
-const metrics: FastifyPluginAsyncTypebox = async (fastify) => {
+/** GET /metrics: Prometheus text, on the service's port for scrapers holding `metrics:read`, and on the management listener. */
+export const metricsRoute: FastifyPluginAsyncTypebox = async (fastify) => {
   const registry = fastify.metricsRegistry
 
   fastify.get('/metrics', {
@@ -19,5 +19,3 @@ const metrics: FastifyPluginAsyncTypebox = async (fastify) => {
     return reply.type(registry.contentType).send(await registry.metrics())
   })
 }
-
-export default metrics
