@@ -28,7 +28,7 @@ module.exports = {
     only('http-below-services', 'src/http is the plumbing the services stand on: it imports no service (versioning, openapi, auth, webhooks, ...).',
       '^src/http/', '^src/(http|representations|storage|domain)/'),
     only('versioning-on-http-only', 'src/versioning stands on src/http alone: the profiles it declares are read by the representations, never the other way.',
-      '^src/versioning/', '^src/(versioning|http|domain)/'),
+      '^src/versioning/', '^src/(versioning|http)/'),
     {
       name: 'webhooks-without-http',
       comment: 'Deliveries render the shared representations, never the API\'s HTTP answers.',
