@@ -13,8 +13,8 @@ export interface LogWriterOptions {
 
 /**
  * pino's destination for the service's log lines: asynchronous, and each write takes every line
- * that arrived while the previous one was in flight. pino's own writer (sonic-boom) writes at most
- * 16 KB per write and measures the UTF-8 length of its whole open batch for every line it adds: on
+ * that arrived while the previous one was in flight. pino's own writer (sonic-boom) writes in small
+ * chunks and measures the UTF-8 length of its whole open batch for every line it adds: on
  * a saturated instance it falls behind, and its per-line cost grows with the batch (docs/benchmarks.md,
  * "Costs behind the code"). If stdout cannot keep up at all, at most `maxPendingBytes` wait in memory
  * and the rest are dropped, then reported in one line of their own.
