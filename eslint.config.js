@@ -8,11 +8,11 @@ export default [
   {
     // A problem's status, title, detail and headers are the catalogue's to decide: everyone else calls problem(code).
     files: ['src/**/*.ts', 'plugins/**/*.ts', 'routes/**/*.ts'],
-    ignores: ['src/http/error-catalogue.ts'],
+    ignores: ['src/http/problems/error-catalogue.ts'],
     rules: {
       'no-restricted-syntax': ['error', {
         selector: "NewExpression[callee.name='Problem']",
-        message: 'Make problems with problem(code) from src/http/error-catalogue.ts.'
+        message: 'Make problems with problem(code) from src/http/problems/error-catalogue.ts.'
       }]
     }
   }

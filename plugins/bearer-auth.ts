@@ -10,9 +10,9 @@ import { securityOf } from '../src/auth/openapi-security.js'
 import { protectedResourceMetadataUrl } from '../src/auth/resource-metadata.js'
 import { bodyMayCarryToken, extractBodyToken, extractHeadToken, onePlace, type TokenSource } from '../src/auth/token-extraction.js'
 import { tokenTransportIsSafe } from '../src/auth/transport.js'
-import { problem } from '../src/http/error-catalogue.js'
-import { routePolicy } from '../src/http/route-policy.js'
-import { addRouteHook } from '../src/http/route-hooks.js'
+import { problem } from '../src/http/problems/error-catalogue.js'
+import { routePolicy } from '../src/http/policy/route-policy.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
 // Brings in the `security` member of route schemas.
 import type {} from '@fastify/swagger'
 

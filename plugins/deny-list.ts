@@ -2,8 +2,8 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createMemoryDenyList, type DenyList } from '../src/auth/deny-list.js'
 import { ReplicatedDenyList } from '../src/auth/replicated-deny-list.js'
-import { logCause } from '../src/health/log-cause.js'
-import { tightenOnceServing } from '../src/cache/boot-timeouts.js'
+import { logCause } from '../src/logging/redacted-cause.js'
+import { tightenOnceServing } from '../src/redis/boot-timeouts.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { answeredEarly, drainRestOfBody } from '../src/http/early-answer.js'
-import { addRouteHook } from '../src/http/route-hooks.js'
+import { answeredEarly, drainRestOfBody } from '../src/http/transport/early-answer.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
 
 // Methods whose requests carry a body: the only ones a client may still be sending when answered.
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -18,7 +18,7 @@ function drainAfterEarlyAnswer (request: FastifyRequest, reply: FastifyReply, pa
 
 /**
  * An answer sent before the request's body was read (413, 401, 415, ...) reaches the client: the body
- * still coming is read and dropped within bounds (src/http/early-answer.ts) rather than reset. Only
+ * still coming is read and dropped within bounds (src/http/transport/early-answer.ts) rather than reset. Only
  * on the routes that take a body: probes and reads run none of it.
  */
 async function earlyAnswer (fastify: FastifyInstance): Promise<void> {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError } from '../src/config.js'
-import { listenFailure } from '../src/http/listen-failure.js'
+import { listenFailure } from '../src/http/transport/listen-failure.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -35,7 +35,7 @@ export interface Health {
   refresh: (changed?: readonly string[]) => Promise<void>
   /**
    * Enters `draining`: readiness turns NotReady at once and stays so. The process's shutdown
-   * (src/server.ts) calls it, before its drain delay; a second call changes nothing.
+   * (src/service-process.ts) calls it, before its drain delay; a second call changes nothing.
    */
   beginShutdown: () => void
   onReadinessChange: (listener: ReadinessListener) => void
@@ -85,7 +85,7 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
   health.register('configuration', () => 'Healthy', { tags: ['ready', 'startup'] })
 
   fastify.addHook('onReady', async () => { scheduler.start() })
-  // The process begins shutdown at its signal (src/server.ts), before the drain delay; a close with no
+  // The process begins shutdown at its signal (src/service-process.ts), before the drain delay; a close with no
   // signal (an embedding, a script) still drains: beginning twice changes nothing.
   fastify.addHook('preClose', async () => {
     health.beginShutdown()
@@ -93,4 +93,4 @@ async function healthPlugin (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(healthPlugin, { name: 'health', fastify: '5.x', dependencies: ['config', 'load-shedding'] })
+export default fp(healthPlugin, { name: 'health', fastify: '5.x', dependencies: ['config', 'process-load'] })

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { hostname } from 'node:os'
 import type { FastifyInstance } from 'fastify'
-import { logCause } from '../src/health/log-cause.js'
+import { logCause } from '../src/logging/redacted-cause.js'
 
 const SERVICE_NAME = 'recrutamento-api'
 

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { logCause } from '../src/health/log-cause.js'
+import { logCause } from '../src/logging/redacted-cause.js'
 import { assess, instanceDetails, instanceKey, isHeartbeat, type Heartbeat } from '../src/health/heartbeats.js'
 import type { CheckDetails } from '../src/health/registry.js'
 import { worstOf } from '../src/health/status.js'

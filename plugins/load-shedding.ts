@@ -1,39 +1,30 @@
 import fp from 'fastify-plugin'
-import underPressure, { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION, TYPE_HEAP_USED_BYTES, TYPE_RSS_BYTES } from '@fastify/under-pressure'
+import { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION, TYPE_HEAP_USED_BYTES, TYPE_RSS_BYTES } from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { problem } from '../src/http/error-catalogue.js'
-import { addRouteHook } from '../src/http/route-hooks.js'
-import { routePolicy } from '../src/http/route-policy.js'
-
-const SAMPLE_INTERVAL_MS = 1000
+import { problem } from '../src/http/problems/error-catalogue.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
+import { routePolicy } from '../src/http/policy/route-policy.js'
+import { SAMPLE_INTERVAL_MS } from './process-load.js'
 
 /**
  * Load shedding: while event-loop delay, event-loop utilisation, heap or RSS are past their limits,
- * routes answer a 503 problem with Retry-After at once instead of queueing more work. under-pressure
- * takes the readings (every second; they are also the liveness check's source, `fastify.memoryUsage()`);
- * the limits are applied by a hook on each route whose policy says `shed`. Probes are not shed and so
+ * routes answer a 503 problem with Retry-After at once instead of queueing more work. The readings
+ * are plugins/process-load.ts's; the limits are applied by a hook on each route whose policy says `shed`. Probes are not shed and so
  * run no shedding code at all: under-pressure's own hook would run on every request, /ping included.
  */
 async function loadShedding (fastify: FastifyInstance): Promise<void> {
   const config = fastify.config
   const overloaded = problem('Overloaded')
-  // Not under-pressure's own limits: its one onRequest hook runs on every request (probes and 404s
-  // included, before the Host check) and knows nothing of start-up; without limits it only samples.
-  await fastify.register(underPressure, { sampleInterval: SAMPLE_INTERVAL_MS, eventLoopUtilizationMode: 'interval' })
-
   // Nothing is shed until the instance first turns ready: until then business routes answer `Starting`
   // (plugins/starting-gate.ts), and the event-loop samples measure start-up itself (modules loading,
   // schemas compiling, the database opening, migrations), not load. Event-loop readings count from two
   // samples later, so a fresh instance never sheds its first requests for its own start-up work.
-  // (The health plugin is registered after this one: its lifecycle is read once every plugin is loaded.)
   let serving = false
   let loopReadingsCountFrom = Infinity
-  fastify.addHook('onReady', async () => {
-    fastify.health.lifecycle.reached('serving').then(() => {
-      serving = true
-      loopReadingsCountFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS
-    }, () => {})
-  })
+  fastify.health.lifecycle.reached('serving').then(() => {
+    serving = true
+    loopReadingsCountFrom = Date.now() + 2 * SAMPLE_INTERVAL_MS
+  }, () => {})
 
   /** The measure past its limit, if any. */
   function pressure (): string | undefined {
@@ -65,4 +56,4 @@ async function loadShedding (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(loadShedding, { name: 'load-shedding', fastify: '5.x', dependencies: ['config', 'problem-details'] })
+export default fp(loadShedding, { name: 'load-shedding', fastify: '5.x', dependencies: ['config', 'problem-details', 'process-load', 'health'] })

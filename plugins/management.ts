@@ -4,18 +4,18 @@ import { Type } from '@sinclair/typebox'
 import { isLoopback } from '../src/auth/transport.js'
 import { buildInfo } from '../src/build-info.js'
 import { ConfigError } from '../src/config.js'
+import { healthDetailRoutes } from '../src/health/detail-routes.js'
+import { probeRoutes } from '../src/health/probe-routes.js'
 import { healthRouteSchema } from '../src/health/route-schema.js'
 import { StatusWithChecks } from '../src/health/schemas.js'
 import { readinessAnswer } from '../src/health/readiness-answer.js'
-import { problem } from '../src/http/error-catalogue.js'
-import { guardConnections } from '../src/http/connection-guard.js'
-import { listenFailure } from '../src/http/listen-failure.js'
+import { problem } from '../src/http/problems/error-catalogue.js'
+import { metricsRoute } from '../src/metrics/metrics-route.js'
+import { guardConnections } from '../src/http/transport/connection-guard.js'
+import { listenFailure } from '../src/http/transport/listen-failure.js'
 import { serverOptions } from '../src/server-options.js'
 import configPlugin from './config.js'
 import problemDetails from './problem-details.js'
-import metricsRoute from '../routes/metrics.js'
-import healthDetails from '../routes/health/dependencies.js'
-import healthProbes from '../routes/health/probes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,7 +44,7 @@ const managementOnly: FastifyPluginAsync = async (management) => {
  * With MANAGEMENT_PORT set, a second listener on MANAGEMENT_HOST serves what operators' tools read,
  * without a token: `/metrics`, the health endpoints (the details included) and `/info`. It is a
  * separate app with those routes only, so no business route is reachable through it whatever a
- * request says. The route files are the service's own: the scopes they declare go unchecked here,
+ * request says. The routes are the service's own (src/health, src/metrics): the scopes they declare go unchecked here,
  * because this app has no access control at all; it belongs on a private network.
  */
 async function managementListener (fastify: FastifyInstance): Promise<void> {
@@ -70,8 +70,8 @@ async function managementListener (fastify: FastifyInstance): Promise<void> {
   await management.register(async scope => {
     await scope.register(metricsRoute)
     await scope.register(managementOnly)
-    await scope.register(healthProbes, { prefix: '/health' })
-    await scope.register(healthDetails, { prefix: '/health' })
+    await scope.register(probeRoutes, { prefix: '/health' })
+    await scope.register(healthDetailRoutes, { prefix: '/health' })
   }, { logLevel: 'warn' })
   fastify.decorate('management', management)
 

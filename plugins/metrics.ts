@@ -4,8 +4,8 @@ import promClient from 'prom-client'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { buildInfo } from '../src/build-info.js'
 import { gaugeValueOf } from '../src/health/status.js'
-import { addRouteHook } from '../src/http/route-hooks.js'
-import { routePolicy } from '../src/http/route-policy.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
+import { routePolicy } from '../src/http/policy/route-policy.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,7 +25,7 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   fastify.decorate('metricsRegistry', registry)
 
   await fastify.register(fastifyMetricsModule.default, {
-    // The endpoint is routes/metrics.ts, so it is documented and guarded like every other route.
+    // The endpoint is routes/metrics.ts (src/metrics/metrics-route.ts), so it is documented and guarded like every other route.
     endpoint: null,
     promClient: { ...promClient, register: registry },
     defaultMetrics: { enabled: true, register: registry },

@@ -9,7 +9,7 @@ import { dropUnusedSecuritySchemes, operationSchema } from '../src/openapi/opera
 import { shareProblemSchema } from '../src/openapi/problems.js'
 import { serveDocument } from '../src/openapi/served-document.js'
 import { webhookDescriptions } from '../src/openapi/webhooks.js'
-import { setRoutePolicyDefaults } from '../src/http/route-policy.js'
+import { setRoutePolicyDefaults } from '../src/http/policy/route-policy.js'
 
 type OpenApiDocument = Record<string, unknown> & { paths?: Record<string, Record<string, { tags?: string[] }>> }
 

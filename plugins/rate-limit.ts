@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { problem } from '../src/http/error-catalogue.js'
+import { problem } from '../src/http/problems/error-catalogue.js'
 import { rateLimitStore, SharedCounters } from '../src/rate-limit/shared-counters.js'
-import { routePolicy } from '../src/http/route-policy.js'
+import { routePolicy } from '../src/http/policy/route-policy.js'
 
 // After Redis failed, count locally this long before asking it again.
 const REDIS_RETRY_AFTER_MS = 2_000

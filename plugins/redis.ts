@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import type { FastifyInstance } from 'fastify'
-import { bootTimeouts, tightenOnceServing } from '../src/cache/boot-timeouts.js'
+import { bootTimeouts, tightenOnceServing } from '../src/redis/boot-timeouts.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,7 +40,7 @@ async function redisPlugin (fastify: FastifyInstance): Promise<void> {
     // connection silent that long with a command outstanding is Redis hung: it is dropped, so the next
     // commands fail at once instead of each waiting out its timeout, and the ready check of each
     // reconnection (INFO, under the same timeout) keeps it down until Redis answers again. During the
-    // boot, the connect timeout instead (src/cache/boot-timeouts.ts).
+    // boot, the connect timeout instead (src/redis/boot-timeouts.ts).
     ...bootTimeouts(CONNECT_TIMEOUT_MS, REDIS_COMMAND_TIMEOUT_MS),
     // While Redis is known to be down, commands fail at once instead of queueing for its return,
     // and none is sent again after a reconnect (a request has long been answered by then).

@@ -1,9 +1,11 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
-import { problem } from '../src/http/error-catalogue.js'
-import { logCause } from '../src/health/log-cause.js'
+import { problem } from '../src/http/problems/error-catalogue.js'
+import { logCause } from '../src/logging/redacted-cause.js'
+import { ConfigError } from '../src/config.js'
 import { isDatabaseUnavailable } from '../src/storage/errors.js'
+import { DataDirError } from '../src/storage/data-dir-lock.js'
 import { createDatabase, type Connection, type DatabaseKind } from '../src/storage/database.js'
 import { databaseTarget } from '../src/storage/database-target.js'
 import { migrateToLatest, pendingMigrations } from '../src/storage/migrate.js'
@@ -42,10 +44,6 @@ const LONGEST_RETRY_MS = 15_000
 const DEADLINE_MARGIN_MS = 1000
 
 /**
- * Opens the database and applies migrations in the background, so the process starts (and answers
- * its probes) even when the database is down; it retries with growing pauses until it succeeds.
- */
-/**
  * How long one statement may run or wait for a lock: DATABASE_STATEMENT_TIMEOUT_MS, else a second
  * less than HANDLER_TIMEOUT, so a request's database work has ended (rolled back) before its deadline.
  */
@@ -54,9 +52,22 @@ function statementDeadline (config: FastifyInstance['config']): number {
   return config.HANDLER_TIMEOUT === 0 ? 0 : Math.max(100, config.HANDLER_TIMEOUT - DEADLINE_MARGIN_MS)
 }
 
+/** A DATA_DIR that cannot hold the embedded database is a setting that stops start-up plainly. */
+function refusingUnusableDataDir<T> (open: () => T): T {
+  try {
+    return open()
+  } catch (error) {
+    throw error instanceof DataDirError ? new ConfigError(error.message) : error
+  }
+}
+
+/**
+ * Opens the database and applies migrations in the background, so the process starts (and answers
+ * its probes) even when the database is down; it retries with growing pauses until it succeeds.
+ */
 async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, 'startEmbeddedDatabase'>): Promise<void> {
   const log = fastify.log.child({ component: 'storage' })
-  const { db, connection, kind, statementDeadlineMs, open, ping, close } = createDatabase({
+  const { db, connection, kind, statementDeadlineMs, open, ping, close } = refusingUnusableDataDir(() => createDatabase({
     url: fastify.config.DATABASE_URL,
     dataDir: fastify.config.DATA_DIR,
     poolSize: fastify.config.DATABASE_POOL_SIZE,
@@ -67,7 +78,7 @@ async function storagePlugin (fastify: FastifyInstance, opts: Pick<AppOptions, '
     onPreparedStatementsRefused: () => log.warn('a connection pooler in transaction mode refused named prepared statements: sending unnamed ones from now on (set DATABASE_PREPARED_STATEMENTS=false to start that way)'),
     log,
     startEmbedded: opts.startEmbeddedDatabase
-  })
+  }))
 
   const target = databaseTarget(fastify.config.DATABASE_URL, fastify.config.DATA_DIR)
   let state: StorageState = 'starting'

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { logCause } from '../src/health/log-cause.js'
+import { logCause } from '../src/logging/redacted-cause.js'
 import { roleParts } from '../src/roles.js'
 import { attemptLimitSeconds, batchLimitSeconds } from '../src/webhooks/attempt-limit.js'
 import { batchHandler } from '../src/webhooks/deliver-batch.js'

@@ -10,8 +10,8 @@ import { logDestination, reportDroppedLines } from './logging/stdout-destination
 import { serverOptions } from './server-options.js'
 import { tlsOptions } from './tls.js'
 import { flushTraces } from './tracing/shutdown.js'
-import { isDescriptorExhaustion } from './http/descriptor-limit.js'
-import { listenFailure } from './http/listen-failure.js'
+import { isDescriptorExhaustion } from './http/transport/descriptor-limit.js'
+import { listenFailure } from './http/transport/listen-failure.js'
 import { releaseStartupMemory } from './startup-memory.js'
 
 function readConfig (): { config: Config, https: ReturnType<typeof tlsOptions> } {

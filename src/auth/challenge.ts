@@ -1,5 +1,5 @@
-import { type Problem } from '../http/problem.js'
-import { problem } from '../http/error-catalogue.js'
+import { type Problem } from '../http/problems/problem.js'
+import { problem } from '../http/problems/error-catalogue.js'
 import { INVALID_TOKEN_DESCRIPTIONS, type InvalidTokenReason } from './errors.js'
 
 export interface ChallengeSettings {

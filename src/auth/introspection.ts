@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { InvalidTokenError, TokenCheckUnavailableError } from './errors.js'
-import { createExpiringCache } from '../cache/expiring-cache.js'
+import { createExpiringCache } from './expiring-cache.js'
 import type { JwtClaims } from './jwt-verifier.js'
 
 export interface IntrospectionOptions {

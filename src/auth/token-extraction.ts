@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { headerCount } from '../http/raw-headers.js'
+import { headerCount } from '../http/input/raw-headers.js'
 import { InvalidAuthRequestError, InvalidTokenError } from './errors.js'
 
 export type TokenSource = 'header' | 'query' | 'body'

@@ -2,7 +2,7 @@ import { checkClaims, type ClaimRules } from './claims.js'
 import { InvalidTokenError } from './errors.js'
 import type { JwtClaims } from './jwt-verifier.js'
 import { principalOf, type Principal } from './principal.js'
-import { createExpiringCache } from '../cache/expiring-cache.js'
+import { createExpiringCache } from './expiring-cache.js'
 
 export interface TokenVerifierParts {
   /** Verifies a JWT (signature, algorithm, time). */

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { logCause } from './log-cause.js'
+import { logCause } from '../logging/redacted-cause.js'
 import { asNonCritical, httpStatusOf, type HealthStatus } from './status.js'
 
 /** The probes a check can take part in. Liveness never includes a registered check. */

@@ -41,7 +41,7 @@ export const DependenciesResult = Type.Object({
   dependencies: Type.Array(DependencyResult)
 }, { additionalProperties: false })
 
-/** Route options every public probe shares: the probe policy (src/http/route-policy.ts), no token. */
+/** Route options every public probe shares: the probe policy (src/http/policy/route-policy.ts), no token. */
 export const PROBE_ROUTE = {
   config: { public: true, probe: true }
 } as const

@@ -2,11 +2,11 @@
 import { Type } from '@sinclair/typebox'
 import type { ApiVersion, ApiVersionTable } from '../versioning/versions.js'
 import { servedVersions } from '../versioning/profiles.js'
-import { candidatoVersions } from '../http/resources/candidato-versions.js'
-import { Timestamp } from '../http/resources/common.js'
-import { EventTypeSchema, eventoSchema } from '../http/resources/evento.js'
-import { vagaVersions } from '../http/resources/vaga-versions.js'
-import { webhookVersions } from '../http/resources/webhook-versions.js'
+import { candidatoVersions } from '../representations/candidato-versions.js'
+import { Timestamp } from '../representations/fields.js'
+import { EventTypeSchema, eventoSchema } from '../representations/evento.js'
+import { vagaVersions } from '../representations/vaga-versions.js'
+import { webhookVersions } from '../representations/webhook-versions.js'
 
 function profileIn<P extends object> (table: ApiVersionTable, version: ApiVersion, resource: Parameters<typeof servedVersions<P>>[1]): P {
   return servedVersions(table, resource).find(entry => entry.version === version.version)!.profile

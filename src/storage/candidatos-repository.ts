@@ -11,7 +11,7 @@ import { CANDIDATO_COLUMNS, type CandidatoRow, type Schema } from './schema.js'
 import { actionEventType } from '../domain/events.js'
 import { appendEvents, type NewEvent } from './event-log.js'
 import { inTransaction } from './in-transaction.js'
-import type { Precondition, WriteOutcome } from './vagas-repository.js'
+import type { Precondition, WriteOutcome } from './conditional-write.js'
 
 export interface VagaSummary {
   id: string

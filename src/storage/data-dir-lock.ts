@@ -5,7 +5,11 @@
 // would then open the same files. A pid checked with a signal has none of these gaps.
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { hostname } from 'node:os'
-import { ConfigError } from '../config.js'
+
+/** DATA_DIR cannot hold this instance's embedded database: the service stops with this message. */
+export class DataDirError extends Error {
+  override name = 'DataDirError'
+}
 
 /** True while a process with this id runs (one that we may not signal runs too). */
 function running (pid: number): boolean {
@@ -47,14 +51,14 @@ export function lockDataDir (path: string, dataDir: string): () => void {
       const held = holder(path)
       // Another host's process cannot be looked at from here (two containers sharing a volume, both pid 1).
       if (held !== undefined && held.host !== hostname()) {
-        throw new ConfigError(`DATA_DIR ${dataDir} is locked by process ${held.pid} on host ${held.host}; if that instance is gone, remove ${path}, or give this instance its own DATA_DIR or a DATABASE_URL`)
+        throw new DataDirError(`DATA_DIR ${dataDir} is locked by process ${held.pid} on host ${held.host}; if that instance is gone, remove ${path}, or give this instance its own DATA_DIR or a DATABASE_URL`)
       }
       // Our own id in the lock is a previous run of ours under the same id (a container's pid 1).
       if (held !== undefined && held.pid !== process.pid && running(held.pid)) {
-        throw new ConfigError(`DATA_DIR ${dataDir} is locked: process ${held.pid} has its embedded database open; stop it, or give this instance its own DATA_DIR or a DATABASE_URL`)
+        throw new DataDirError(`DATA_DIR ${dataDir} is locked: process ${held.pid} has its embedded database open; stop it, or give this instance its own DATA_DIR or a DATABASE_URL`)
       }
       rmSync(path, { force: true })
     }
   }
-  throw new ConfigError(`DATA_DIR ${dataDir} is locked: another process took the embedded database's lock at the same moment`)
+  throw new DataDirError(`DATA_DIR ${dataDir} is locked: another process took the embedded database's lock at the same moment`)
 }

@@ -3,8 +3,7 @@ import { once } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ConfigError } from '../config.js'
-import { lockDataDir } from './data-dir-lock.js'
+import { DataDirError, lockDataDir } from './data-dir-lock.js'
 
 export interface EmbeddedLog {
   info: (fields: object, message: string) => void
@@ -51,7 +50,7 @@ export function startEmbeddedDatabase (dataDir: string, log?: EmbeddedLog): Embe
   const host = resolve(dataDir)
   // A Unix socket's path is at most 107 bytes on Linux (103 on macOS): say so instead of failing to listen.
   if (Buffer.byteLength(resolve(host, `.s.PGSQL.${SOCKET_PORT}`)) > MAX_SOCKET_PATH_BYTES) {
-    throw new ConfigError(`DATA_DIR ${dataDir} is too long a path for the embedded database's socket (at most ${MAX_SOCKET_PATH_BYTES - 14} bytes); choose a shorter DATA_DIR`)
+    throw new DataDirError(`DATA_DIR ${dataDir} is too long a path for the embedded database's socket (at most ${MAX_SOCKET_PATH_BYTES - 14} bytes); choose a shorter DATA_DIR`)
   }
   mkdirSync(host, { recursive: true, mode: 0o700 })
   const unlock = lockDataDir(resolve(host, 'pglite.lock'), dataDir)

@@ -14,7 +14,7 @@ import { SessionQueue } from './session-queue.js'
 
 const [directory, socketArgument] = process.argv.slice(2) as [string, string | undefined]
 
-// PGlite's defaults reserve 128 MB of shared buffers inside the WebAssembly memory; a small buffer
+// PGlite's defaults reserve a server's share of buffers inside the WebAssembly memory; a small buffer
 // pool leaves the rest of the caching to the operating system's page cache, as for any file.
 async function open (): Promise<PGlite> {
   return await PGlite.create(directory, { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] })

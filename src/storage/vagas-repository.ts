@@ -7,6 +7,7 @@ import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf
 import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
 import { appendEvents, type NewEvent } from './event-log.js'
 import { inTransaction } from './in-transaction.js'
+import type { Precondition, WriteOutcome } from './conditional-write.js'
 import { candidatoEvent, candidatoRecords } from './candidatos-repository.js'
 
 export interface VagaRecord extends Vaga {
@@ -30,14 +31,6 @@ const SORT_COLUMNS: Record<VagaSortField, SortColumn> = {
   atualizadoEm: { column: 'atualizado_em', kind: 'timestamp' },
   titulo: { column: 'titulo', kind: 'text' }
 }
-
-/** Decides, against the current state read under lock, whether a conditional write may go ahead. */
-export type Precondition<T> = (current: T) => boolean
-
-export type WriteOutcome<T> =
-  | { outcome: 'ok', value: T }
-  | { outcome: 'not-found' }
-  | { outcome: 'precondition-failed' }
 
 export type RemoveVagaOutcome = { outcome: 'ok' | 'not-found' | 'precondition-failed' | 'has-candidatos' }
 

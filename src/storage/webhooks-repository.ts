@@ -25,7 +25,7 @@ export interface WebhookRecord {
   criadoPor: string | null
   /** Which scopes that decide what it may receive (src/webhooks/readable-types.ts) its creator held. */
   escopos: string[]
-  /** When failures disabled it (see recordAttempt); null otherwise. */
+  /** When failures disabled it (see recordAttempts); null otherwise. */
   desativadoEm: IsoTimestamp | null
   criadoEm: IsoTimestamp
   atualizadoEm: IsoTimestamp

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import { type Problem } from '../http/problem.js'
-import { problem } from '../http/error-catalogue.js'
+import { type Problem } from '../http/problems/problem.js'
+import { problem } from '../http/problems/error-catalogue.js'
 import type { ApiVersion, ApiVersionTable } from './versions.js'
 
 /** Where a request named a version, as the problems report it. */

@@ -1,5 +1,5 @@
 // The one table of API versions. Adding 3.0 is adding a row here, and to the version profile of each
-// resource whose representation, paging or schema changes (src/http/resources/*-versions.ts); every
+// resource whose representation, paging or schema changes (src/representations/*-versions.ts); every
 // route is then served in 3.0 too, and `npm run client:generate` writes its document's client.
 
 export interface ApiVersionRow {

@@ -44,7 +44,7 @@ async function cacheCheck (app: FastifyInstance) {
 }
 
 /** Waits until the instance is connected to Redis and its revocation replica is live. */
-/** Serving (a booting instance gives Redis the connect timeout: src/cache/boot-timeouts.ts), its cache Healthy. */
+/** Serving (a booting instance gives Redis the connect timeout: src/redis/boot-timeouts.ts), its cache Healthy. */
 async function untilHealthy (app: FastifyInstance): Promise<void> {
   await app.health.lifecycle.reached('serving')
   await eventually(async () => {

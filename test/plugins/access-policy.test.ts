@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { RouteOptions } from 'fastify'
-import { routePolicy } from '../../src/http/route-policy.js'
+import { routePolicy } from '../../src/http/policy/route-policy.js'
 import { build } from '../helper.js'
 
 // The documented public routes (docs/api.md, "Authentication"): everything else needs a token.

@@ -9,7 +9,7 @@ test('a lock held on another host is never taken over: two containers sharing a 
   const dir = t.testdir()
   const path = join(dir, 'pglite.lock')
   writeFileSync(path, `${process.pid} another-host\n`)
-  t.throws(() => lockDataDir(path, dir), { name: 'ConfigError', message: /locked by process \d+ on host another-host/ })
+  t.throws(() => lockDataDir(path, dir), { name: 'DataDirError', message: /locked by process \d+ on host another-host/ })
 })
 
 test('a lock of this host whose process is gone is stale and taken over, and released', async t => {
@@ -25,5 +25,5 @@ test('a lock of this host whose process is gone is stale and taken over, and rel
 test('a DATA_DIR too long for a Unix socket path is refused with one clear line', async t => {
   const dir = join(t.testdir(), 'x'.repeat(120))
   mkdirSync(dir, { recursive: true })
-  t.throws(() => startEmbeddedDatabase(dir), { name: 'ConfigError', message: /too long a path/ })
+  t.throws(() => startEmbeddedDatabase(dir), { name: 'DataDirError', message: /too long a path/ })
 })

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface EventuallyOptions {
   /**
-   * How long to keep trying before failing with the last error, in ms. Generous (30 s by default): on a
-   * busy two-core CI machine an embedded database took over 10 s to open, and a passing check returns at once.
+   * How long to keep trying before failing with the last error, in ms. Generous by default: on a busy
+   * machine opening an embedded database alone can take much of it, and a passing check returns at once.
    */
   timeout?: number
   /** Pause between attempts, in ms. */

@@ -2,16 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { candidatoIssues } from '../../../src/domain/candidato.js'
-import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.js'
+import { problem } from '../../../src/http/problems/error-catalogue.js'
+import { problemResponse } from '../../../src/http/problems/problem-response.js'
 import {
-  CandidatoCreateSchema, CandidatoFilters, CandidatoPatchSchema, CandidatoReplaceSchema,
-  DEFAULT_CANDIDATO_SORT, candidatoDetailSchema, candidatoEtag, candidatoLastModified, candidatoPath, duplicateEmail
-} from '../../../src/http/resources/candidato.js'
-import { candidatoVersions } from '../../../src/http/resources/candidato-versions.js'
+  CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema,
+  candidatoDetailSchema, candidatoEtag, candidatoLastModified, candidatoPath
+} from '../../../src/representations/candidato.js'
+import { candidatoVersions } from '../../../src/representations/candidato-versions.js'
+import { Id } from '../../../src/representations/fields.js'
+import { CandidatoFilters, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato-list.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
-  ConditionalHeaders, Id, actorOf, IdempotencyHeaders, IdParams, IfMatchHeaders, changedAfter, fieldProblem, notFound,
-  preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
+  ConditionalHeaders, actorOf, IdempotencyHeaders, IdParams, IfMatchHeaders, changedAfter, fieldProblem, notFound,
+  preconditionFailed, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
 import { CANDIDATO_SORT_FIELDS, DuplicateEmailError, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
@@ -94,7 +98,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
           }
         })
       } catch (error) {
-        if (error instanceof DuplicateEmailError) throw duplicateEmail()
+        if (error instanceof DuplicateEmailError) throw problem('DuplicateEmail')
         throw error
       }
     })
@@ -129,7 +133,7 @@ const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {
         if (outcome.outcome === 'precondition-failed') throw preconditionFailed()
         return outcome.value
       } catch (error) {
-        if (error instanceof DuplicateEmailError) throw duplicateEmail()
+        if (error instanceof DuplicateEmailError) throw problem('DuplicateEmail')
         throw error
       }
     }

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { setRoutePolicyDefaults } from '../../../src/http/route-policy.js'
-import { strictBodyValidation } from '../../../src/http/strict-body.js'
+import { setRoutePolicyDefaults } from '../../../src/http/policy/route-policy.js'
+import { strictBodyValidation } from '../../../src/http/input/strict-body.js'
 
-// Every route here touches the database (see `database` in src/http/route-policy.ts), and its
+// Every route here touches the database (see `database` in src/http/policy/route-policy.ts), and its
 // body is validated without type coercion.
 export default async function databaseRequired (fastify: FastifyInstance): Promise<void> {
   setRoutePolicyDefaults(fastify, { database: true })

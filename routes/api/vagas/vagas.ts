@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
-import { ifMatchPrecondition, isNotModified } from '../../../src/http/conditional.js'
-import { problem } from '../../../src/http/error-catalogue.js'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.js'
+import { problem } from '../../../src/http/problems/error-catalogue.js'
+import { problemResponse } from '../../../src/http/problems/problem-response.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
 import {
-  ChangedAfterFilter, ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, Text, actorOf, changedAfter, fieldProblem, notFound,
-  preconditionFailed, problemResponse, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
+  ChangedAfterFilter, ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, actorOf, changedAfter, fieldProblem, notFound,
+  preconditionFailed, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
 } from '../../../src/http/resources/common.js'
 import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
-import { VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaStatusSchema, vagaEtag, vagaPath } from '../../../src/http/resources/vaga.js'
-import { vagaVersions } from '../../../src/http/resources/vaga-versions.js'
+import { VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaStatusSchema, vagaEtag, vagaPath } from '../../../src/representations/vaga.js'
+import { Text } from '../../../src/representations/fields.js'
+import { vagaVersions } from '../../../src/representations/vaga-versions.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
 import { VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.js'
 

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { problem } from '../../../src/http/error-catalogue.js'
+import { problem } from '../../../src/http/problems/error-catalogue.js'
 import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
-import { IdParams, actorOf, fieldProblem, hrefOf, notFound, problemResponse } from '../../../src/http/resources/common.js'
+import { problemResponse } from '../../../src/http/problems/problem-response.js'
+import { IdParams, actorOf, fieldProblem, hrefOf, notFound } from '../../../src/http/resources/common.js'
+import { webhookViewer } from '../../../src/http/resources/webhook-viewer.js'
 import {
-  AttemptSchema, SecretSchema, WebhookCreateSchema, WebhookCreatedSchema, WebhookPatchSchema, WebhookSchema, webhookPath, webhookRepresentation, webhookViewer
-} from '../../../src/http/resources/webhook.js'
-import { webhookVersions } from '../../../src/http/resources/webhook-versions.js'
+  AttemptSchema, SecretSchema, WebhookCreateSchema, WebhookCreatedSchema, WebhookPatchSchema, WebhookSchema, webhookPath, webhookRepresentation
+} from '../../../src/representations/webhook.js'
+import { webhookVersions } from '../../../src/representations/webhook-versions.js'
 import { WEBHOOK_SORT_FIELDS } from '../../../src/storage/webhooks-repository.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
 import { forbiddenTypes, readScopesOf } from '../../../src/webhooks/readable-types.js'

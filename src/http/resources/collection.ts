@@ -3,20 +3,18 @@
 import { createHash } from 'node:crypto'
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { ifNoneMatchHits } from '../conditional.js'
+import { ifNoneMatchHits } from '../conventions/conditional.js'
 import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
-import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from '../collection-query.js'
-import { problemResponse } from '../../openapi/problems.js'
-import { Links, type Link } from './common.js'
+import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from './collection-query.js'
+import { problemResponse } from '../problems/problem-response.js'
+import { Links, type Link } from '../../representations/fields.js'
+import type { ItemRepresentation, Paging } from '../../representations/paging.js'
 
 export const MAX_OFFSET = 1_000_000
 
 // Optional, with defaults the validation fills in: a client may leave every paging parameter out.
 export const Limit = Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Items per page, 1 to ${MAX_LIMIT}` })
 export const Cursor = Type.String({ pattern: CURSOR_PATTERN, description: 'Opaque: copy it from the `next` link' })
-
-/** How a version pages its collections: by `offset` (and reports the total), or by an opaque `cursor`. */
-export type Paging = 'offset' | 'cursor'
 
 function offsetPagingQuery (sortFields: readonly string[], defaultSort: string) {
   return {
@@ -133,12 +131,6 @@ function validated (reply: FastifyReply, etag: string): boolean {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-
-/**
- * An item's representation: an object with the item schema's fields in the schema's order, so that
- * JSON.stringify writes what the schema's serializer would (a test holds each to it).
- */
-export type ItemRepresentation<T> = (item: T, href: (path: string) => string) => unknown
 
 /**
  * The page's body, written by JSON.stringify rather than the route's schema serializer: its fields

@@ -1,39 +1,16 @@
-// Schema pieces and helpers shared by the vagas and candidatos routes.
+// Request schemas, headers and answers shared by the resource routes.
 import { createHash } from 'node:crypto'
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { type Problem } from '../problem.js'
-import { problem } from '../error-catalogue.js'
-import { httpDate } from '../http-date.js'
-import { readDateTime } from '../date-time.js'
+import { Id } from '../../representations/fields.js'
+import { type Problem } from '../problems/problem.js'
+import { problem } from '../problems/error-catalogue.js'
+import { httpDate } from '../conventions/http-date.js'
+import { readDateTime } from '../input/date-time.js'
 import type { FieldIssue } from '../../domain/vaga.js'
 import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 
-/** Ids are lower-case UUIDs; anything else in the path names no resource (404). */
-export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
-export const Id = Type.String({ pattern: UUID_PATTERN, description: 'A lower-case UUID', examples: ['0b7c1a5e-8f2d-4c3b-9a6e-1f2d3c4b5a69'] })
 export const IdParams = Type.Object({ id: Id })
-
-/** Text without NUL, which PostgreSQL cannot store. */
-export const TEXT_PATTERN = '^[^\\u0000]*$'
-export function Text (options: { minLength?: number, maxLength: number, description?: string, examples?: string[] }) {
-  return Type.String({ pattern: TEXT_PATTERN, ...options })
-}
-
-/**
- * A closed set of strings as `enum` rather than TypeBox's union of literals: the serializer of every
- * response compiles an `anyOf` into a validator per branch, an `enum` into nothing.
- */
-export function StringEnum<const T extends readonly string[]> (values: T, options: { description?: string } = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
-}
-
-/** A string or null, as one `type` list for the same reason. */
-export function NullableString (options: { pattern?: string, maxLength?: number, description?: string, examples?: string[] } = {}) {
-  return Type.Unsafe<string | null>({ type: ['string', 'null'], ...options })
-}
-
-export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601, UTC, milliseconds', examples: ['2026-05-04T13:45:12.345Z'] })
 
 /** The filter every collection takes: only the items changed after an instant. */
 export const ChangedAfterFilter = {
@@ -48,16 +25,6 @@ export const ChangedAfterFilter = {
 export function changedAfter (value: string | undefined): IsoTimestamp | undefined {
   return value === undefined ? undefined : readDateTime(value)!.toISOString()
 }
-
-export const LinkSchema = Type.Object({
-  rel: Type.String({ description: '`self`, `edit`, a related resource, or an action name' }),
-  href: Type.String({ description: 'The URI in the API version that served this representation' }),
-  method: StringEnum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-}, { description: 'A hypermedia link: follow `href` with `method`' })
-export type Link = Static<typeof LinkSchema>
-export const Links = Type.Array(LinkSchema)
-
-export { problemResponse } from '../../openapi/problems.js'
 
 export const ConditionalHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ maxLength: 1000, description: 'ETags the client holds: 304 when one is current' })),

@@ -2,8 +2,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { StoredResponse } from '../../storage/idempotency-repository.js'
 import type { Repositories, ResourceRepositories } from '../../storage/repositories.js'
-import { problem } from '../error-catalogue.js'
-import { httpDate } from '../http-date.js'
+import { problem } from '../problems/error-catalogue.js'
+import { httpDate } from '../conventions/http-date.js'
 import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
 import { actorOf, fingerprint } from './common.js'
 

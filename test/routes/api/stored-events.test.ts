@@ -6,7 +6,7 @@
 import t from 'tap'
 import { sql } from 'kysely'
 import { bearer, build } from '../../helper.js'
-import { eventoVersions } from '../../../src/http/resources/evento-versions.js'
+import { eventoVersions } from '../../../src/representations/evento-versions.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
 
 const WRITE = 'vagas:read vagas:write candidatos:read candidatos:write'

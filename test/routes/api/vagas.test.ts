@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build } from '../../helper.js'
-import { encodeCursor } from '../../../src/http/collection-query.js'
+import { encodeCursor } from '../../../src/http/resources/collection-query.js'
 
 const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
