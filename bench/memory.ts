@@ -1,8 +1,8 @@
 // `npm run bench:memory`: resident memory (RSS), in the same run, of
 // - the built service as the image runs it (the Dockerfile's V8 flags, NODE_ENV=production), and of
-//   the plain Fastify + `pg` app of bench/plain-app.ts on node's defaults, each alone on a fresh
-//   PostgreSQL database seeded with realistic data: at idle after start, at the peak of a 64-connection
-//   list load, and after the load;
+//   the yardstick, the same-JSON app of bench/same-json-app.ts (and the plain app of bench/plain-app.ts)
+//   on node's defaults, each alone on a fresh PostgreSQL database seeded with realistic data: at idle
+//   after start, at the peak of a 64-connection list load, and after the load;
 // - `npm start` on an empty embedded database: the server and its database process together, at idle
 //   after readiness.
 // These figures set the Kubernetes memory request and limit and SHED_MAX_RSS_BYTES.
@@ -135,6 +135,7 @@ try {
   const subjects: Subject[] = [
     { name: `service, as the image runs it (${SHIPPED_NODE_FLAGS.join(' ')})`, args: [...SHIPPED_NODE_FLAGS, 'dist/src/server.js'], env: serviceEnv },
     { name: 'service, node defaults', args: ['dist/src/server.js'], env: serviceEnv },
+    { name: 'same-JSON app (bench/same-json-app.ts), node defaults', args: [appScript('same-json-app')], env: { PATH: serviceEnv.PATH!, NODE_ENV: 'production', DATABASE_URL: database.url } },
     { name: 'plain app (bench/plain-app.ts), node defaults', args: [appScript('plain-app')], env: { PATH: serviceEnv.PATH!, NODE_ENV: 'production', DATABASE_URL: database.url } }
   ]
   const footprints: Record<string, Footprint> = {}
@@ -145,10 +146,13 @@ try {
   process.stdout.write('npm start on an empty embedded database ...\n')
   const embedded = await embeddedIdle()
 
-  const plain = footprints[subjects[2]!.name]!
-  const rows = [['process', '', 'idle MiB', 'peak MiB', 'after MiB', 'requests', 'idle ratio', 'peak ratio']]
+  // The target: the service as the image runs it within 1.5 times the same-JSON app, idle and at the peak.
+  const app = footprints[subjects[2]!.name]!
+  const ratio = (mine: number, its: number, target: boolean) => `${(mine / its).toFixed(2)}${target ? (mine / its <= 1.5 ? ' meets ≤ 1.5' : ' MISSES ≤ 1.5') : ''}`
+  const rows = [['process', '', 'idle MiB', 'peak MiB', 'after MiB', 'requests', 'idle / same-JSON app', 'peak / same-JSON app']]
   for (const [name, f] of Object.entries(footprints)) {
-    rows.push([name, '', String(f.idleMiB), String(f.peakMiB), String(f.afterLoadMiB), `${f.requests} (${f.non2xx} not 2xx)`, (f.idleMiB / plain.idleMiB).toFixed(2), (f.peakMiB / plain.peakMiB).toFixed(2)])
+    const shipped = name === subjects[0]!.name
+    rows.push([name, '', String(f.idleMiB), String(f.peakMiB), String(f.afterLoadMiB), `${f.requests} (${f.non2xx} not 2xx)`, ratio(f.idleMiB, app.idleMiB, shipped), ratio(f.peakMiB, app.peakMiB, shipped)])
   }
   rows.push([`npm start, embedded database (${embedded.processes} processes)`, '', String(embedded.idleMiB), '-', '-', '-', '', ''])
   printRows(rows)
