@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify'
 
-type LifecycleHook = 'onRequest' | 'preParsing' | 'onSend' | 'onResponse'
+type LifecycleHook = 'onRequest' | 'preParsing' | 'onSend' | 'onResponse' | 'onError'
 
 /**
  * Adds a hook to one route from an `onRoute` hook, so that it runs only on the routes that need it
