@@ -50,7 +50,7 @@ async function storageHealth (fastify: FastifyInstance): Promise<void> {
     }
     done()
   }
-  fastify.addHook('onRoute', function watchStorage (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('storage-health', function watchStorage (this: FastifyInstance, route: RouteOptions) {
     if (!routePolicy(route, this).database) return
     addRouteHook(route, 'onError', noteRefusal)
     const methods = Array.isArray(route.method) ? route.method : [route.method]
@@ -77,4 +77,4 @@ async function storageHealth (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(storageHealth, { name: 'storage-health', fastify: '5.x', dependencies: ['health', 'storage'] })
+export default fp(storageHealth, { name: 'storage-health', fastify: '5.x', dependencies: ['health', 'storage', 'route-hooks'] })
