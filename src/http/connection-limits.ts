@@ -100,15 +100,15 @@ class ConnectionGate {
 
   private dispatch (request: IncomingMessage, response: ServerResponse): void {
     this.inFlight.add(response)
-    // prefinish: the whole answer is in the socket, so its unsent bytes are known. Each event comes
-    // once per response, so the listeners need no removing (`once` would wrap each one per request).
+    // prefinish: the whole answer is in the socket, so its unsent bytes are known. close: the answer
+    // is sent (a response closes once finished) or its connection is gone. Each event comes once per
+    // response, so the listeners need no removing (`once` would wrap each one per request).
     response.on('prefinish', this.review)
-    response.on('finish', this.finished)
     response.on('close', this.finished)
     this.listener(request, response)
   }
 
-  /** The response is sent (finish) or its connection gone (close): whichever comes first counts. */
+  /** The response is sent, or its connection gone. */
   private done (response: ServerResponse): void {
     if (!this.inFlight.delete(response)) return
     this.restingSince = Date.now()
