@@ -7,9 +7,9 @@ import { routePolicy } from '../src/http/policy/route-policy.js'
  * line per request, while their warnings and errors are still logged. A level the route sets wins.
  */
 async function accessLog (fastify: FastifyInstance): Promise<void> {
-  fastify.addHook('onRoute', function quietRoute (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('access-log', function quietRoute (this: FastifyInstance, route: RouteOptions) {
     if (!routePolicy(route, this).accessLog && (route.logLevel ?? '') === '') route.logLevel = 'warn'
   })
 }
 
-export default fp(accessLog, { name: 'access-log', fastify: '5.x' })
+export default fp(accessLog, { name: 'access-log', fastify: '5.x', dependencies: ['route-hooks'] })

@@ -100,7 +100,7 @@ async function apiVersioning (fastify: FastifyInstance, opts: Pick<AppOptions, '
     return versionedHref(this.apiVersion ?? table.defaultVersion.version, path)
   })
 
-  fastify.addHook('onRoute', function versionRoute (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('api-versioning', function versionRoute (this: FastifyInstance, route: RouteOptions) {
     if (!isApiPath(route.url)) {
       if (routeVersions(route) !== undefined) throw new Error(`Route ${route.url} declares an API version but is not under /api`)
       return
@@ -162,4 +162,4 @@ async function apiVersioning (fastify: FastifyInstance, opts: Pick<AppOptions, '
   }
 }
 
-export default fp(apiVersioning, { name: 'api-versioning', fastify: '5.x', dependencies: ['config', 'problem-details', 'http-conventions'] })
+export default fp(apiVersioning, { name: 'api-versioning', fastify: '5.x', dependencies: ['config', 'problem-details', 'http-conventions', 'route-hooks'] })

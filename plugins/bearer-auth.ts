@@ -185,7 +185,7 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
 
   // Routes declare access in their policy; the check runs before validation, so an anonymous caller
   // learns nothing from validation errors, and a form-body token is gone before the schema sees it.
-  fastify.addHook('onRoute', function guardRoute (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('bearer-auth', function guardRoute (this: FastifyInstance, route: RouteOptions) {
     const { access, scopes } = routePolicy(route, this)
     // The same declaration is the operation's security requirement in the OpenAPI documents.
     if (route.schema?.security === undefined && access !== 'public') {
@@ -194,9 +194,9 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
     if (access === 'public') return
     const optional = access === 'optional'
     for (const scope of scopes) declaredScopes.add(scope)
-    // Load shedding's onRequest hook and the rate limit's preParsing hook are in place already (the
-    // plugin depends on both): an overloaded instance sheds before it verifies a token, and a refusal
-    // is counted before it is answered.
+    // Load shedding's onRequest hook and the rate limit's preParsing hook are in place already (their
+    // steps run first, src/http/policy/route-hooks.ts): an overloaded instance sheds before it verifies a
+    // token, and a refusal is counted before it is answered.
     addRouteHook(route, 'onRequest', authenticateHead(optional))
     addRouteHook(route, 'preParsing', answerRefusal)
     route.preValidation = [guard(scopes, optional), ...asArray(route.preValidation)]
@@ -204,4 +204,4 @@ async function bearerAuth (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'deny-list', 'load-shedding', 'rate-limit'] })
+export default fp(bearerAuth, { name: 'bearer-auth', fastify: '5.x', dependencies: ['config', 'problem-details', 'deny-list', 'route-hooks'] })

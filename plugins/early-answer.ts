@@ -22,10 +22,10 @@ function drainAfterEarlyAnswer (request: FastifyRequest, reply: FastifyReply, pa
  * on the routes that take a body: probes and reads run none of it.
  */
 async function earlyAnswer (fastify: FastifyInstance): Promise<void> {
-  fastify.addHook('onRoute', (route: RouteOptions) => {
+  fastify.routeSteps.add('early-answer', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     if (methods.some(method => WITH_BODY.has(method))) addRouteHook(route, 'onSend', drainAfterEarlyAnswer)
   })
 }
 
-export default fp(earlyAnswer, { name: 'early-answer', fastify: '5.x' })
+export default fp(earlyAnswer, { name: 'early-answer', fastify: '5.x', dependencies: ['route-hooks'] })

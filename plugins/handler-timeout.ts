@@ -38,7 +38,7 @@ async function handlerTimeout (fastify: FastifyInstance): Promise<void> {
   const limit = fastify.config.HANDLER_TIMEOUT
   if (limit === 0) return
   const wrapped = new WeakSet<RouteHandlerMethod>()
-  fastify.addHook('onRoute', function timeRoute (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('handler-timeout', function timeRoute (this: FastifyInstance, route: RouteOptions) {
     if (route.handlerTimeout === undefined && routePolicy(route, this).timed && reads(route)) route.handlerTimeout = limit
     // A GET route's options come back for its HEAD route: its handler is wrapped once.
     if (route.handlerTimeout !== undefined && !wrapped.has(route.handler)) {
@@ -48,4 +48,4 @@ async function handlerTimeout (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(handlerTimeout, { name: 'handler-timeout', fastify: '5.x', dependencies: ['config'] })
+export default fp(handlerTimeout, { name: 'handler-timeout', fastify: '5.x', dependencies: ['config', 'route-hooks'] })

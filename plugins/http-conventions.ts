@@ -82,7 +82,7 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
 
   // Which answers may be cached is known per route; the flag is set by a hook on those routes only.
   fastify.decorateRequest('cacheable', false)
-  fastify.addHook('onRoute', function declareRoute (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('http-conventions', function declareRoute (this: FastifyInstance, route: RouteOptions) {
     if (routePolicy(route, this).cacheable) addRouteHook(route, 'onRequest', markCacheable)
     const path = route.url
     if (!exemptPrefixes.some(prefix => path.startsWith(prefix))) {
@@ -150,4 +150,4 @@ async function httpConventions (fastify: FastifyInstance, opts: HttpConventionsO
 }
 
 // After tracing: its onRequest hook takes the query out of the span's url.path before any refusal here.
-export default fp(httpConventions, { name: 'http-conventions', fastify: '5.x', dependencies: ['problem-details', 'tracing'] })
+export default fp(httpConventions, { name: 'http-conventions', fastify: '5.x', dependencies: ['problem-details', 'tracing', 'route-hooks'] })

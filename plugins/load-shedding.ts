@@ -51,9 +51,9 @@ async function loadShedding (fastify: FastifyInstance): Promise<void> {
   const anyLimit = config.SHED_MAX_EVENT_LOOP_DELAY_MS > 0 || config.SHED_MAX_EVENT_LOOP_UTILIZATION > 0 ||
     config.SHED_MAX_HEAP_USED_BYTES > 0 || config.SHED_MAX_RSS_BYTES > 0
   if (!anyLimit) return
-  fastify.addHook('onRoute', function guardLoad (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('load-shedding', function guardLoad (this: FastifyInstance, route: RouteOptions) {
     if (routePolicy(route, this).shed) addRouteHook(route, 'onRequest', shedUnderPressure)
   })
 }
 
-export default fp(loadShedding, { name: 'load-shedding', fastify: '5.x', dependencies: ['config', 'problem-details', 'process-load', 'health'] })
+export default fp(loadShedding, { name: 'load-shedding', fastify: '5.x', dependencies: ['config', 'problem-details', 'process-load', 'health', 'route-hooks'] })

@@ -64,7 +64,10 @@ async function managementListener (fastify: FastifyInstance): Promise<void> {
   management.decorate('metricsRegistry', fastify.metricsRegistry)
   await management.register(configPlugin, { config })
   await management.register(problemDetails)
-  management.addHook('onSend', async (_request, reply) => { reply.header('cache-control', 'no-store') })
+  management.addHook('onSend', function noStore (_request, reply, payload, done) {
+    reply.header('cache-control', 'no-store')
+    done(null, payload)
+  })
   management.setNotFoundHandler(async (_request, reply) => reply.sendProblem(problem('NotFound')))
   // Scrapes and polls are not news: errors are still logged.
   await management.register(async scope => {

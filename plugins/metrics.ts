@@ -42,7 +42,7 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   })
   // Only routes the service declares, labelled by their pattern (/health/:name), never the raw URL.
   // A route-level hook, so that /ping and the probes (no `metrics` in their policy) run no metrics code at all.
-  fastify.addHook('onRoute', function measureRoute (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('metrics', function measureRoute (this: FastifyInstance, route: RouteOptions) {
     if (!routePolicy(route, this).metrics) return
     const pattern = route.url
     function observeDuration (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
@@ -103,4 +103,4 @@ async function metrics (fastify: FastifyInstance): Promise<void> {
   }))
 }
 
-export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['health'] })
+export default fp(metrics, { name: 'metrics', fastify: '5.x', dependencies: ['health', 'route-hooks'] })

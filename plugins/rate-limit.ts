@@ -3,6 +3,7 @@ import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import { problem } from '../src/http/problems/error-catalogue.js'
 import { rateLimitStore, SharedCounters } from '../src/rate-limit/shared-counters.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
 import { routePolicy } from '../src/http/policy/route-policy.js'
 
 // After Redis failed, count locally this long before asking it again.
@@ -23,12 +24,6 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     return
   }
 
-  // Runs before the rate-limit plugin's own onRoute hook (registered below), which then leaves these
-  // routes alone: probes and the routes declaring `rateLimit: false` pay nothing.
-  fastify.addHook('onRoute', function exemptRoute (this: FastifyInstance, route: RouteOptions) {
-    if (!routePolicy(route, this).rateLimited) route.config = { ...route.config, rateLimit: false }
-  })
-
   // Without Redis the plugin's own store counts in this process.
   const store = fastify.redis === null
     ? undefined
@@ -41,13 +36,11 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
     }))
 
   await fastify.register(fastifyRateLimit, {
-    global: true,
+    // Not on every route: the step below adds the limit to the routes whose policy says so, in its
+    // place among the other plugins' hooks (src/http/policy/route-hooks.ts). Probes pay nothing.
+    global: false,
     max,
     timeWindow,
-    // Before the body is read and after the head's bearer check (onRequest), so a verified token's
-    // subject is known, and a refused token or a missing one counts against the client address
-    // before its refusal is answered (bearer-auth's preParsing hook, placed after this one).
-    hook: 'preParsing',
     keyGenerator: rateLimitKey,
     store,
     cache: LOCAL_CALLERS,
@@ -57,6 +50,16 @@ async function rateLimit (fastify: FastifyInstance): Promise<void> {
       detail: `Too many requests: at most ${context.max} per ${Math.round(timeWindow / 1000)} s; retry after ${Math.ceil(context.ttl / 1000)} s.`
     })
   })
+
+  // A preParsing hook: before the body is read and after the head's bearer check (onRequest), so a
+  // verified token's subject is known, and a refused token or a missing one counts against the client
+  // address before its refusal is answered (bearer-auth's preParsing hook, added after this one).
+  const limit = fastify.rateLimit()
+  fastify.routeSteps.add('rate-limit', function limitRoute (this: FastifyInstance, route: RouteOptions) {
+    // The library would add its own hook for such a route, out of the order above.
+    if (typeof route.config?.rateLimit === 'object') throw new Error(`Route ${route.url}: a route's own rate limit settings are not supported; it is limited (the default) or not (rateLimit: false)`)
+    if (routePolicy(route, this).rateLimited) addRouteHook(route, 'preParsing', limit as never)
+  })
 }
 
-export default fp(rateLimit, { name: 'rate-limit', fastify: '5.x', dependencies: ['config', 'redis', 'problem-details'] })
+export default fp(rateLimit, { name: 'rate-limit', fastify: '5.x', dependencies: ['config', 'redis', 'problem-details', 'route-hooks'] })

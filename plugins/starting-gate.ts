@@ -39,9 +39,9 @@ async function startingGate (fastify: FastifyInstance): Promise<void> {
     done()
   }
 
-  fastify.addHook('onRoute', function gateRoute (this: FastifyInstance, route: RouteOptions) {
+  fastify.routeSteps.add('starting-gate', function gateRoute (this: FastifyInstance, route: RouteOptions) {
     if (routePolicy(route, this).database) route.preHandler = [untilServing, untilDatabaseReady, ...asArray(route.preHandler)]
   })
 }
 
-export default fp(startingGate, { name: 'starting-gate', fastify: '5.x', dependencies: ['health', 'problem-details', 'storage'] })
+export default fp(startingGate, { name: 'starting-gate', fastify: '5.x', dependencies: ['health', 'problem-details', 'storage', 'route-hooks'] })

@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type { HealthStatus } from '../src/health/status.js'
 import type { CheckOutcome } from '../src/health/registry.js'
+import { addRouteHook } from '../src/http/policy/route-hooks.js'
+import { routePolicy } from '../src/http/policy/route-policy.js'
 import { isStorageFull } from '../src/storage/errors.js'
 import type { StorageState } from './storage.js'
 
@@ -29,18 +31,30 @@ async function storageHealth (fastify: FastifyInstance): Promise<void> {
   let fullSince: string | undefined
   let lastRefusal = 0
 
-  fastify.addHook('onError', async (request, reply, error) => {
-    if (!isStorageFull(error)) return
-    lastRefusal = Date.now()
-    if (fullSince !== undefined) return
-    fullSince = new Date(lastRefusal).toISOString()
-    log.warn({ kind: storage.kind }, 'database storage full: changes answer 503 StorageFull until there is room again')
-  })
-  fastify.addHook('onResponse', async (request, reply) => {
-    if (fullSince === undefined || !CHANGES.has(request.method) || reply.statusCode >= 300) return
-    if (Date.now() - lastRefusal < ROOM_AGAIN_AFTER_MS) return
-    fullSince = undefined
-    log.info({ kind: storage.kind }, 'database storage has room again: changes are stored')
+  // Only routes that touch the database can be refused for want of room, and only their changes show
+  // there is room again: probes and every other route run none of this.
+  function noteRefusal (_request: FastifyRequest, _reply: FastifyReply, error: FastifyError, done: () => void): void {
+    if (isStorageFull(error)) {
+      lastRefusal = Date.now()
+      if (fullSince === undefined) {
+        fullSince = new Date(lastRefusal).toISOString()
+        log.warn({ kind: storage.kind }, 'database storage full: changes answer 503 StorageFull until there is room again')
+      }
+    }
+    done()
+  }
+  function noteStoredChange (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    if (fullSince !== undefined && CHANGES.has(request.method) && reply.statusCode < 300 && Date.now() - lastRefusal >= ROOM_AGAIN_AFTER_MS) {
+      fullSince = undefined
+      log.info({ kind: storage.kind }, 'database storage has room again: changes are stored')
+    }
+    done()
+  }
+  fastify.routeSteps.add('storage-health', function watchStorage (this: FastifyInstance, route: RouteOptions) {
+    if (!routePolicy(route, this).database) return
+    addRouteHook(route, 'onError', noteRefusal)
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    if (methods.some(method => CHANGES.has(method))) addRouteHook(route, 'onResponse', noteStoredChange)
   })
 
   health.register('database', async (): Promise<CheckOutcome> => {
@@ -63,4 +77,4 @@ async function storageHealth (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(storageHealth, { name: 'storage-health', fastify: '5.x', dependencies: ['health', 'storage'] })
+export default fp(storageHealth, { name: 'storage-health', fastify: '5.x', dependencies: ['health', 'storage', 'route-hooks'] })

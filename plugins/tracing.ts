@@ -24,7 +24,7 @@ async function tracing (fastify: FastifyInstance): Promise<void> {
   if (!fastify.hasPlugin('@fastify/otel')) return
 
   if (!fastify.config.TRACE_PROBES) {
-    fastify.addHook('onRoute', function untracedRoute (this: FastifyInstance, route: RouteOptions) {
+    fastify.routeSteps.add('tracing', function untracedRoute (this: FastifyInstance, route: RouteOptions) {
       // A copy: probe routes share one config object.
       if (!routePolicy(route, this).traced) route.config = { ...route.config, otel: false }
     })
@@ -46,4 +46,4 @@ async function tracing (fastify: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(tracing, { name: 'tracing', fastify: '5.x', dependencies: ['config', 'problem-details'] })
+export default fp(tracing, { name: 'tracing', fastify: '5.x', dependencies: ['config', 'problem-details', 'route-hooks'] })

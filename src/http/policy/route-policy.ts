@@ -6,8 +6,8 @@ import type {} from '@fastify/rate-limit'
  * The route policy: everything the shared plugins decide per route (access, load shedding, rate
  * limiting, the handler timer, metrics, traces, the access log, caching, the database gate, API
  * versions) is declared here and resolved here, once per route, by `routePolicy`. Every plugin reads
- * the resolved policy from its own `onRoute` hook; none reads another plugin's rewrites or the URL, so
- * the order in which plugins load decides nothing.
+ * the resolved policy in its route step; none reads another plugin's rewrites or the URL. The order of
+ * the hooks the steps add is ROUTE_STEP_ORDER's (src/http/policy/route-hooks.ts), not the order plugins load in.
  *
  * A route declares only what differs from a business route, in flat `config` keys. A scope may give
  * defaults to the routes declared in it (`setRoutePolicyDefaults`): the docs are public, every route
@@ -142,7 +142,7 @@ export function setRoutePolicyDefaults (scope: FastifyInstance, defaults: RouteP
 }
 
 /**
- * The route's policy. From an `onRoute` hook pass the hook's `this`, the scope declaring the route, so
+ * The route's policy. From a route step (or an `onRoute` hook) pass its `this`, the scope declaring the route, so
  * its defaults count. The first call resolves and stores the policy on the route's config (copies of
  * the options made later, such as Fastify's HEAD route, carry it); later calls read it.
  */

@@ -29,10 +29,14 @@ class ConnectionGate {
   /** When the connection last came to rest (no request in it), and how many bytes it had read then. */
   private restingSince = Date.now()
   private bytesReadAtRest = 0
+  // Made once per connection, not per request: a response's listeners are called with it as `this`.
+  private readonly review = (): void => { this.reviewNow() }
+  private readonly finished: (this: ServerResponse) => void
 
   constructor (private readonly socket: Socket, private readonly limits: ConnectionLimits, private readonly listener: RequestListener) {
-    const review = () => { this.review() }
-    socket.on('drain', review)
+    const gate = this
+    this.finished = function (this: ServerResponse) { gate.done(this) }
+    socket.on('drain', this.review)
     // Node resumes a paused socket by itself (after a response, when a body is read): stop it again.
     socket.on('resume', () => { if (this.readingStopped) socket.pause() })
     socket.once('close', () => {
@@ -51,8 +55,17 @@ class ConnectionGate {
   }
 
   admit (request: IncomingMessage, response: ServerResponse): void {
+    if (this.waiting.length === 0 && !this.reviewing && this.hasRoom()) {
+      this.dispatch(request, response)
+      this.reviewNow()
+      return
+    }
     this.waiting.push([request, response])
-    this.review()
+    this.reviewNow()
+  }
+
+  private hasRoom (): boolean {
+    return this.inFlight.size < this.limits.maxPipelinedRequests && this.unsentBytes() <= this.limits.maxUnsentBytes
   }
 
   /** A response is still being produced or sent, or bytes wait in the socket. */
@@ -67,12 +80,12 @@ class ConnectionGate {
     return bytes
   }
 
-  private review (): void {
+  private reviewNow (): void {
     // A response may be written while a request is handed over; the outer review sees it.
     if (this.reviewing || this.socket.destroyed) return
     this.reviewing = true
     try {
-      while (this.waiting.length > 0 && this.inFlight.size < this.limits.maxPipelinedRequests && this.unsentBytes() <= this.limits.maxUnsentBytes) {
+      while (this.waiting.length > 0 && this.hasRoom()) {
         const [request, response] = this.waiting.shift()!
         this.dispatch(request, response)
       }
@@ -87,17 +100,20 @@ class ConnectionGate {
 
   private dispatch (request: IncomingMessage, response: ServerResponse): void {
     this.inFlight.add(response)
-    const done = () => {
-      if (!this.inFlight.delete(response)) return
-      this.restingSince = Date.now()
-      this.bytesReadAtRest = this.socket.bytesRead
-      this.review()
-    }
-    // prefinish: the whole answer is in the socket, so its unsent bytes are known.
-    response.once('prefinish', () => { this.review() })
-    response.once('finish', done)
-    response.once('close', done)
+    // prefinish: the whole answer is in the socket, so its unsent bytes are known. close: the answer
+    // is sent (a response closes once finished) or its connection is gone. Each event comes once per
+    // response, so the listeners need no removing (`once` would wrap each one per request).
+    response.on('prefinish', this.review)
+    response.on('close', this.finished)
     this.listener(request, response)
+  }
+
+  /** The response is sent, or its connection gone. */
+  private done (response: ServerResponse): void {
+    if (!this.inFlight.delete(response)) return
+    this.restingSince = Date.now()
+    this.bytesReadAtRest = this.socket.bytesRead
+    this.reviewNow()
   }
 
   private setReading (allowed: boolean): void {
@@ -112,7 +128,7 @@ class ConnectionGate {
     this.drainTimer = setTimeout(() => {
       this.drainTimer = undefined
       if (this.unsentBytes() > this.limits.maxUnsentBytes) reset(this.socket)
-      else this.review()
+      else this.reviewNow()
     }, this.limits.drainTimeoutMs)
     this.drainTimer.unref()
   }
