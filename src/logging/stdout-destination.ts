@@ -12,7 +12,20 @@ type Destination = ReturnType<typeof pino.destination>
  * While stdout is slower than the service, at most `maxLength` bytes wait; the rest are dropped.
  */
 export function logDestination (options: { dest?: number | string, maxLength?: number } = {}): Destination {
-  return pino.destination({ dest: options.dest ?? 1, sync: false, maxLength: options.maxLength ?? MAX_QUEUED_BYTES })
+  const destination = pino.destination({ dest: options.dest ?? 1, sync: false, maxLength: options.maxLength ?? MAX_QUEUED_BYTES })
+  destination.on('error', () => stopWriting(destination))
+  return destination
+}
+
+const nothing = (): void => {}
+
+/**
+ * A write that failed for good (a full disk, a closed descriptor) stops the logging, never the
+ * service: unhandled, the error would end the process, and the flush at exit would retry it. pino
+ * treats a broken pipe the same way, by the same replacement of the stream's methods.
+ */
+function stopWriting (destination: Destination): void {
+  Object.assign(destination, { write: () => true, end: nothing, flushSync: nothing, flush: nothing, destroy: nothing })
 }
 
 /** Counts the lines the destination dropped and reports them in one warning per interval while it lasts. */

@@ -1,5 +1,7 @@
 import t, { type Test } from 'tap'
-import { readFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { openSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { logDestination, reportDroppedLines } from '../../src/logging/stdout-destination.js'
@@ -48,4 +50,23 @@ t.test('past the queue limit lines are dropped, counted and reported in one warn
   t.ok(written >= 10 && written < 16, `the queue held what fits in it (${written} lines written)`)
   t.match(report, { level: 40, dropped: 16 - written }, 'every line not written is counted')
   t.equal(linesOf(path).filter(entry => entry.dropped !== undefined).length, 1, 'in one warning')
+})
+
+t.test('a write that fails for good (a full disk) stops the logging, not the process, and exit does not wait on it', async t => {
+  const script = join(t.testdir(), 'full-disk.ts')
+  writeFileSync(script, `import pino from 'pino'
+import { logDestination } from ${JSON.stringify(join(import.meta.dirname, '../../src/logging/stdout-destination.ts'))}
+const log = pino(logDestination())
+for (let i = 0; i < 5; i++) log.info({ i }, 'line')
+setTimeout(() => { log.info('after the failure'); process.stderr.write('still serving\\n'); process.exit(0) }, 200)
+`)
+  const child = spawn(process.execPath, ['--import=tsx', script], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] })
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  const [code, signal] = await once(child, 'exit') as [number | null, string | null]
+  clearTimeout(timer)
+  t.equal(signal, null, 'not killed: exiting did not hang on the failed writes')
+  t.equal(code, 0, stderr)
+  t.match(stderr, /still serving/)
 })
