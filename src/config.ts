@@ -182,6 +182,10 @@ function checkDatabaseChoice (config: Config): void {
   if (config.DATABASE_EMBEDDED && config.DATABASE_URL !== undefined) {
     throw new ConfigError('DATABASE_EMBEDDED=true and DATABASE_URL are both set: choose the embedded database or PostgreSQL')
   }
+  // The embedded database belongs to one process: an API process would queue deliveries no worker can reach.
+  if (config.SERVICE_ROLE !== 'all' && config.DATABASE_URL === undefined) {
+    throw new ConfigError(`SERVICE_ROLE=${config.SERVICE_ROLE} needs DATABASE_URL: API and worker processes share a PostgreSQL database; the embedded one runs only SERVICE_ROLE=all`)
+  }
   if (config.NODE_ENV === 'production' && config.DATABASE_URL === undefined && !config.DATABASE_EMBEDDED) {
     throw new ConfigError('NODE_ENV=production needs DATABASE_URL, or DATABASE_EMBEDDED=true to run on the embedded database under DATA_DIR')
   }

@@ -60,8 +60,11 @@ t.test('every date setting the version table names is a setting of the service',
 
 t.test('SERVICE_ROLE: all by default, api or worker when set, anything else refused in one line', async t => {
   t.equal(loadConfig({}).SERVICE_ROLE, 'all')
-  t.equal(loadConfig({ SERVICE_ROLE: 'api' }).SERVICE_ROLE, 'api')
-  t.equal(loadConfig({ SERVICE_ROLE: 'worker' }).SERVICE_ROLE, 'worker')
+  t.equal(loadConfig({ SERVICE_ROLE: 'api', DATABASE_URL: 'postgres://db/recrutamento' }).SERVICE_ROLE, 'api')
+  t.equal(loadConfig({ SERVICE_ROLE: 'worker', DATABASE_URL: 'postgres://db/recrutamento' }).SERVICE_ROLE, 'worker')
+  for (const role of ['api', 'worker']) {
+    t.throws(() => loadConfig({ SERVICE_ROLE: role }), { message: `SERVICE_ROLE=${role} needs DATABASE_URL: API and worker processes share a PostgreSQL database; the embedded one runs only SERVICE_ROLE=all` }, `${role} on the embedded database is refused`)
+  }
   t.throws(() => loadConfig({ SERVICE_ROLE: 'both' }), {
     name: 'ConfigError',
     message: /^Invalid setting SERVICE_ROLE="both": expected all, api or worker: [^\n]+$/

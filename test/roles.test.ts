@@ -9,8 +9,15 @@ import type { FastifyInstance } from 'fastify'
 import { roleParts, SERVICE_ROLES } from '../src/roles.js'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from './helper.js'
 import { eventually } from './support/eventually.js'
+import { freshPostgresDatabase } from './support/services.js'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200', WEBHOOK_DISPATCH_INTERVAL_MS: '100' }
+
+/** The settings of a process in `role`: API and worker processes share a PostgreSQL database. */
+async function roleEnv (t: Parameters<typeof freshPostgresDatabase>[0], role: string): Promise<Record<string, string> | undefined> {
+  const url = await freshPostgresDatabase(t)
+  return url === undefined ? undefined : { ...FAST, SERVICE_ROLE: role, DATABASE_URL: url }
+}
 
 async function untilReady (app: FastifyInstance): Promise<Record<string, string>> {
   let checks: Record<string, string> = {}
@@ -23,7 +30,9 @@ async function untilReady (app: FastifyInstance): Promise<Record<string, string>
 }
 
 t.test('a worker answers its probes and metrics, 404 to the API and its documents, and is ready once its queue answers', async t => {
-  const app = await build(t, { env: { ...FAST, SERVICE_ROLE: 'worker' } })
+  const env = await roleEnv(t, 'worker')
+  if (env === undefined) return
+  const app = await build(t, { env })
   t.same(await untilReady(app), { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy', queue: 'Healthy' })
 
   const ping = await app.inject('/ping')
@@ -49,12 +58,16 @@ t.test('a worker answers its probes and metrics, 404 to the API and its document
 t.test('a worker with REDIS_URL is ready without waiting for Redis: its readiness checks what delivering needs', async t => {
   const redisUrl = serviceUrl(t, 'TEST_REDIS_URL')
   if (redisUrl === undefined) return
-  const app = await build(t, { env: { ...FAST, SERVICE_ROLE: 'worker', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, redisUrl, 'worker-role') } })
+  const env = await roleEnv(t, 'worker')
+  if (env === undefined) return
+  const app = await build(t, { env: { ...env, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: uniqueRedisPrefix(t, redisUrl, 'worker-role') } })
   t.same(Object.keys(await untilReady(app)).sort(), ['configuration', 'database', 'migrations', 'queue'])
 })
 
 t.test('an API process serves the API and is ready without the delivery queue', async t => {
-  const app = await build(t, { env: { ...FAST, SERVICE_ROLE: 'api' } })
+  const env = await roleEnv(t, 'api')
+  if (env === undefined) return
+  const app = await build(t, { env })
   t.same(await untilReady(app), { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy' })
   const vagas = await app.inject({ url: '/api/v1/vagas', headers: await bearer({ scope: 'vagas:read' }) })
   t.equal(vagas.statusCode, 200)

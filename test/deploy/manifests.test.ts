@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
+import { freshPostgresDatabase } from '../support/services.js'
 
 const dir = join(import.meta.dirname, '../../deploy/k8s')
 
@@ -51,7 +52,10 @@ for (const deployment of deployments) {
     if (annotations['prometheus.io/scrape'] === 'true') {
       t.ok(container!.ports.some(port => String(port.containerPort) === annotations['prometheus.io/port']), 'the scraped port is declared')
     }
-    const app = await build(t, { env: { SERVICE_ROLE: role, HEALTH_REFRESH_INTERVAL_MS: '200', WEBHOOK_DISPATCH_INTERVAL_MS: '100' } })
+    // API and worker processes share a PostgreSQL database (the embedded one runs only SERVICE_ROLE=all).
+    const databaseUrl = await freshPostgresDatabase(t)
+    if (databaseUrl === undefined) return
+    const app = await build(t, { env: { SERVICE_ROLE: role, DATABASE_URL: databaseUrl, HEALTH_REFRESH_INTERVAL_MS: '200', WEBHOOK_DISPATCH_INTERVAL_MS: '100' } })
     for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'] as const) {
       const { path, port } = container![probe].httpGet
       t.ok(ports.includes(port), `${probe} names the declared port ${port}`)

@@ -62,7 +62,7 @@ setTimeout(() => { log.info('after the failure'); process.stderr.write('still se
 `)
   const child = spawn(process.execPath, ['--import=tsx', script], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] })
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
   const [code, signal] = await once(child, 'exit') as [number | null, string | null]
   clearTimeout(timer)
