@@ -111,10 +111,16 @@ function recordOf (row: CandidatoRow, vaga: VagaSummary | null): CandidatoRecord
   }
 }
 
+type SummaryColumns = { [K in 'vaga_id' | 'vaga_titulo' | 'vaga_status' | 'vaga_versao' | 'vaga_atualizado_em']: NonNullable<Row[K]> }
+
+function summaryOf (row: SummaryColumns): VagaSummary {
+  return { id: row.vaga_id, titulo: row.vaga_titulo, status: row.vaga_status, versao: row.vaga_versao, atualizadoEm: row.vaga_atualizado_em }
+}
+
 function toRecord (row: Row): CandidatoRecord {
   return recordOf(row, row.vaga_id === null || row.vaga_titulo === null || row.vaga_status === null || row.vaga_versao === null || row.vaga_atualizado_em === null
     ? null
-    : { id: row.vaga_id, titulo: row.vaga_titulo, status: row.vaga_status, versao: row.vaga_versao, atualizadoEm: row.vaga_atualizado_em })
+    : summaryOf(row as SummaryColumns))
 }
 
 /** The record alone, without a history the detail may carry: what an event keeps of a candidato. */
@@ -124,8 +130,18 @@ function recordOnly (candidato: CandidatoRecord): CandidatoRecord {
   return record
 }
 
-/** A candidato with every field null: what an event stored before a field existed lacks is null (eventos-repository.ts). */
-export const EMPTY_CANDIDATO_RECORD: Readonly<CandidatoRecord> = recordOf(Object.fromEntries(CANDIDATO_COLUMNS.map(column => [column, null])) as unknown as CandidatoRow, null)
+const nullRow = (columns: readonly string[]) => Object.fromEntries(columns.map(column => [column, null]))
+const EMPTY_RECORD = recordOf(nullRow(CANDIDATO_COLUMNS) as unknown as CandidatoRow, null)
+const EMPTY_SUMMARY = summaryOf(nullRow(['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']) as unknown as SummaryColumns)
+
+/**
+ * A candidato an event stored (candidatoEvent), as the current code knows it: an event written
+ * before a field existed lacks it, in the record or in its vaga's summary, and reads it as null.
+ */
+export function storedCandidato (data: object): CandidatoRecord {
+  const stored = data as Partial<CandidatoRecord>
+  return { ...EMPTY_RECORD, ...stored, vaga: stored.vaga === undefined || stored.vaga === null ? null : { ...EMPTY_SUMMARY, ...stored.vaga } }
+}
 
 /** The event of a change to a candidato: the candidato as a list shows it after the change. */
 export function candidatoEvent (type: string, candidato: CandidatoRecord, actor: string): NewEvent {

@@ -4,8 +4,8 @@ import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { numberCommittedEvents } from './event-log.js'
 import { withoutStatementDeadline } from './statement-deadline.js'
 import type { Schema } from './schema.js'
-import { EMPTY_CANDIDATO_RECORD } from './candidatos-repository.js'
-import { EMPTY_VAGA_RECORD } from './vagas-repository.js'
+import { storedCandidato } from './candidatos-repository.js'
+import { storedVaga } from './vagas-repository.js'
 
 export interface EventRecord {
   id: number
@@ -52,11 +52,11 @@ interface PageRow {
   dados: unknown
 }
 
-const EMPTY_RECORDS: Record<SubjectKind, object> = { vaga: EMPTY_VAGA_RECORD, candidato: EMPTY_CANDIDATO_RECORD }
+const STORED_RECORDS: Record<SubjectKind, (data: object) => object> = { vaga: storedVaga, candidato: storedCandidato }
 
-/** The subject's record as the current code knows it: an event written before a field existed lacks it, and reads it as null. */
+/** The subject's record as the current code knows it, whichever fields it was written with. */
 function storedRecord (kind: SubjectKind, data: unknown): unknown {
-  return data === null ? null : { ...EMPTY_RECORDS[kind], ...data as object }
+  return data === null ? null : STORED_RECORDS[kind](data as object)
 }
 
 function recordOf (row: Omit<PageRow, 'removidos_ate' | 'ultimo'>): EventRecord {

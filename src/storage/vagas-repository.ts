@@ -46,8 +46,12 @@ function toRecord (row: Selectable<VagasTable>): VagaRecord {
   }
 }
 
-/** A vaga with every field null: what an event stored before a field existed lacks is null (eventos-repository.ts). */
-export const EMPTY_VAGA_RECORD: Readonly<VagaRecord> = toRecord(Object.fromEntries(VAGA_COLUMNS.map(column => [column, null])) as unknown as Selectable<VagasTable>)
+const EMPTY_RECORD = toRecord(Object.fromEntries(VAGA_COLUMNS.map(column => [column, null])) as unknown as Selectable<VagasTable>)
+
+/** A vaga an event stored (vagaEvent), as the current code knows it: a field the event was written without reads as null. */
+export function storedVaga (data: object): VagaRecord {
+  return { ...EMPTY_RECORD, ...data }
+}
 
 function vagaEvent (type: string, vaga: VagaRecord, actor: string): NewEvent {
   return { type, actor, subject: { kind: 'vaga', id: vaga.id }, data: vaga }
