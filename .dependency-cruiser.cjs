@@ -30,6 +30,20 @@ module.exports = {
     only('versioning-on-http-only', 'src/versioning stands on src/http alone: the profiles it declares are read by the representations, never the other way.',
       '^src/versioning/', '^src/(versioning|http)/'),
     {
+      name: 'domain-without-packages',
+      comment: 'src/domain is plain TypeScript: no package at all, Node\'s own modules aside.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] }
+    },
+    {
+      name: 'storage-without-http-packages',
+      comment: 'src/storage knows nothing of HTTP: no Fastify, no HTTP client.',
+      severity: 'error',
+      from: { path: '^src/storage/' },
+      to: { path: '(^|/)node_modules/(fastify|@fastify/|fastify-plugin|undici|find-my-way|light-my-request)' }
+    },
+    {
       name: 'webhooks-without-http',
       comment: 'Deliveries render the shared representations, never the API\'s HTTP answers.',
       severity: 'error',

@@ -2,7 +2,7 @@
 // a scratch tree, it fails on a backward import and on an import cycle, and passes a tree without them.
 import t, { type Test } from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
 
 const root = join(import.meta.dirname, '../..')
@@ -10,6 +10,7 @@ const root = join(import.meta.dirname, '../..')
 function cruise (t: Test, files: Record<string, string>): { status: number | null, output: string } {
   const dir = t.testdir({})
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' } }))
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir')
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     writeFileSync(join(dir, path), text)
@@ -41,6 +42,16 @@ t.test('the domain importing the settings fails', async t => {
   })
   t.not(run.status, 0)
   t.match(run.output, /domain-imports-nothing: src\/domain\/vaga\.ts → src\/config\.ts/)
+})
+
+t.test('the domain importing a package, or storage importing Fastify, fails', async t => {
+  const run = cruise(t, {
+    'src/domain/vaga.ts': "import { sql } from 'kysely'\nexport const query = sql\n",
+    'src/storage/vagas.ts': "import Fastify from 'fastify'\nexport const server = Fastify\n"
+  })
+  t.not(run.status, 0)
+  t.match(run.output, /domain-without-packages: src\/domain\/vaga\.ts →/)
+  t.match(run.output, /storage-without-http-packages: src\/storage\/vagas\.ts →/)
 })
 
 t.test('two modules importing each other fail; a cycle through a type-only import passes', async t => {
