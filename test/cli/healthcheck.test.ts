@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
 import { closedPort } from '../support/closed-port.js'
+import { compiledEntry } from '../support/compiled-service.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -21,8 +22,8 @@ function run (command: string, args: string[], env: Record<string, string>): Pro
   })
 }
 
-function runProbe (args: string[], env: Record<string, string> = {}): Promise<Outcome> {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli/healthcheck.ts', ...args], env)
+async function runProbe (args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return await run(process.execPath, [await compiledEntry('src/cli/healthcheck.js'), ...args], env)
 }
 
 async function listening (app: FastifyInstance): Promise<number> {
