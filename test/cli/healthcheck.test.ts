@@ -1,8 +1,8 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
+import { listening } from '../support/listening.js'
 import { closedPort } from '../support/closed-port.js'
 import { compiledEntry } from '../support/compiled-service.js'
 
@@ -24,11 +24,6 @@ function run (command: string, args: string[], env: Record<string, string>): Pro
 
 async function runProbe (args: string[], env: Record<string, string> = {}): Promise<Outcome> {
   return await run(process.execPath, [await compiledEntry('src/cli/healthcheck.js'), ...args], env)
-}
-
-async function listening (app: FastifyInstance): Promise<number> {
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return (app.server.address() as { port: number }).port
 }
 
 t.test('exit 0 when the probe answers 200, reading HOST and PORT like the server or --url', async t => {
