@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { build } from '../helper.js'
 import { listening } from '../support/listening.js'
 import { closedPort } from '../support/closed-port.js'
-import { compiledEntry } from '../support/compiled-service.js'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -13,7 +13,7 @@ interface Outcome { status: number | null, stdout: string, stderr: string }
 // Asynchronous on purpose: the server under test answers from this same process.
 function run (command: string, args: string[], env: Record<string, string>): Promise<Outcome> {
   return new Promise(resolve => {
-    const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } })
+    const child = spawn(...withoutTestHooks(command, args), { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', chunk => { stdout += chunk })

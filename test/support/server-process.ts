@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
 import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-process.js'
 import { TEST_JWT_SECRET } from '../helper.js'
-import { compiledEntry } from './compiled-service.js'
+import { compiledEntry, withoutTestHooks } from './compiled-service.js'
 import { eventually } from './eventually.js'
 import { freshDataDir } from './pglite-template.js'
 
@@ -46,7 +46,7 @@ export async function startBuiltServerProcess (t: Teardown, node: string, env: R
 
 async function spawnServer (t: Teardown, node: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
   const dataDir = await freshDataDir(t)
-  const child = spawn(node, args, {
+  const child = spawn(...withoutTestHooks(node, args), {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
