@@ -140,6 +140,15 @@ export async function buildWithToken (t: Teardown, options: BuildOptions = {}): 
   return app
 }
 
+/**
+ * One app per test file for the tests that change neither its settings nor its state: made with
+ * `options` (by `make`, build by default) for the first test that asks, closed when the file ends.
+ */
+export function sharedApp (options: BuildOptions = {}, make: typeof build = build): () => Promise<FastifyInstance> {
+  let app: Promise<FastifyInstance> | undefined
+  return async () => await (app ??= import('tap').then(async ({ default: root }) => await make(root, options)))
+}
+
 /** Every scope of the vagas and candidatos API. */
 export const ALL_SCOPES = 'vagas:read vagas:write candidatos:read candidatos:write'
 
