@@ -139,3 +139,25 @@ export async function buildWithToken (t: Teardown, options: BuildOptions = {}): 
   Object.assign(app, { inject: (options: InjectOptions) => inject({ ...options, headers: { ...token, ...options.headers } }) })
   return app
 }
+
+/**
+ * One app per test file for the tests that change neither its settings nor its state: made with
+ * `options` (by `make`, build by default) for the first test that asks, closed when the file ends.
+ */
+export function sharedApp (options: BuildOptions = {}, make: typeof build = build): () => Promise<FastifyInstance> {
+  let app: Promise<FastifyInstance> | undefined
+  return async () => await (app ??= import('tap').then(async ({ default: root }) => await make(root, options)))
+}
+
+/** Every scope of the vagas and candidatos API. */
+export const ALL_SCOPES = 'vagas:read vagas:write candidatos:read candidatos:write'
+
+/**
+ * An app built with `options`, once it serves (its database migrated), and the headers of a token
+ * with every scope of the API (or the claims given).
+ */
+export async function buildServing (t: Teardown, options: BuildOptions = {}, token: MintOptions = { scope: ALL_SCOPES, sub: 'recrutadora-1' }): Promise<{ app: FastifyInstance, auth: { authorization: string } }> {
+  const app = await build(t, options)
+  await app.health.lifecycle.reached('serving')
+  return { app, auth: await bearer(token) }
+}

@@ -2,14 +2,13 @@
 // API process is ready without the delivery queue. (That an API process sends no delivery, and a
 // worker does: test/webhooks/roles.test.ts.)
 import t from 'tap'
-import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { roleParts, SERVICE_ROLES } from '../src/roles.js'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from './helper.js'
-import { eventually } from './support/eventually.js'
 import { freshPostgresDatabase } from './support/services.js'
+import { untilReadiness } from './support/readiness.js'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200', WEBHOOK_DISPATCH_INTERVAL_MS: '100' }
 
@@ -19,15 +18,8 @@ async function roleEnv (t: Parameters<typeof freshPostgresDatabase>[0], role: st
   return url === undefined ? undefined : { ...FAST, SERVICE_ROLE: role, DATABASE_URL: url }
 }
 
-async function untilReady (app: FastifyInstance): Promise<Record<string, string>> {
-  let checks: Record<string, string> = {}
-  await eventually(async () => {
-    const ready = await app.inject('/health/ready')
-    assert.equal(ready.statusCode, 200, `readiness: ${ready.body}`)
-    checks = ready.json().checks
-  }, { timeout: 30_000, interval: 50 })
-  return checks
-}
+/** The checks readiness names once it answers 200. */
+const untilReady = async (app: FastifyInstance): Promise<Record<string, string>> => (await untilReadiness(app)).json().checks
 
 t.test('a worker answers its probes and metrics, 404 to the API and its documents, and is ready once its queue answers', async t => {
   const env = await roleEnv(t, 'worker')

@@ -1,9 +1,10 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
+import { listening } from '../support/listening.js'
 import { closedPort } from '../support/closed-port.js'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -12,7 +13,7 @@ interface Outcome { status: number | null, stdout: string, stderr: string }
 // Asynchronous on purpose: the server under test answers from this same process.
 function run (command: string, args: string[], env: Record<string, string>): Promise<Outcome> {
   return new Promise(resolve => {
-    const child = spawn(command, args, { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } })
+    const child = spawn(...withoutTestHooks(command, args), { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', chunk => { stdout += chunk })
@@ -21,13 +22,8 @@ function run (command: string, args: string[], env: Record<string, string>): Pro
   })
 }
 
-function runProbe (args: string[], env: Record<string, string> = {}): Promise<Outcome> {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli/healthcheck.ts', ...args], env)
-}
-
-async function listening (app: FastifyInstance): Promise<number> {
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return (app.server.address() as { port: number }).port
+async function runProbe (args: string[], env: Record<string, string> = {}): Promise<Outcome> {
+  return await run(process.execPath, [await compiledEntry('src/cli/healthcheck.js'), ...args], env)
 }
 
 t.test('exit 0 when the probe answers 200, reading HOST and PORT like the server or --url', async t => {

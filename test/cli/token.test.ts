@@ -4,12 +4,14 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { build, TEST_JWT_SECRET } from '../helper.js'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
 import { emptyDataDir } from '../support/pglite-template.js'
 
 const root = join(import.meta.dirname, '../..')
+const tokenCli = await compiledEntry('src/cli/token.js')
 
 function runTokenCli (args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/token.ts', ...args], {
+  const result = spawnSync(...withoutTestHooks(process.execPath, [tokenCli, ...args]), {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', ...env },
     encoding: 'utf8'

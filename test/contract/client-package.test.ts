@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
-import { build, mintToken } from '../helper.js'
+import { ALL_SCOPES, build, mintToken } from '../helper.js'
 import { startFaultProxy } from '../support/fault-proxy.js'
 import { freshPostgresDatabase } from '../support/services.js'
 
@@ -121,7 +121,7 @@ t.test('the client packed with npm installs in a strict TypeScript project outsi
   await app.health.lifecycle.reached('serving')
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' })
   const email = `ana.pacote.${Date.now().toString(36)}@example.com`
-  const token = await mintToken({ scope: 'vagas:read vagas:write candidatos:read candidatos:write', ttl: '1h' })
+  const token = await mintToken({ scope: ALL_SCOPES, ttl: '1h' })
   const proxy = await startFaultProxy(t, baseUrl)
   const faults = new Map([['POST /api/v2/candidatos', 'drop-after'], ['GET /api/v2/vagas?status=aberta', '503']] as const)
   proxy.choose = (_n, request) => {

@@ -3,10 +3,9 @@
 // only where the answer proves nothing was done, and `maxRetries: 0` makes one attempt.
 import t, { type Test } from 'tap'
 import { ApiRequestError, callInfo, createV2Client, RETRY_DEFAULTS, type ClientOptions } from '../../clients/typescript/src/index.js'
-import { build, mintToken } from '../helper.js'
+import { ALL_SCOPES, build, mintToken } from '../helper.js'
 import { everyNth, startFaultProxy, type Fault } from '../support/fault-proxy.js'
 
-const SCOPES = 'vagas:read vagas:write candidatos:read candidatos:write'
 // Short waits so hundreds of retries take seconds; the proxy answers `Retry-After: 0`.
 const FAST: Partial<ClientOptions> = { maxRetries: 10, backoffMs: 5, maxBackoffMs: 50 }
 
@@ -15,7 +14,7 @@ async function service (t: Test) {
   const app = await build(t, { env: { RATE_LIMIT_MAX: '0' } })
   await app.health.lifecycle.reached('serving')
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const token = await mintToken({ scope: SCOPES, ttl: '1h' })
+  const token = await mintToken({ scope: ALL_SCOPES, ttl: '1h' })
   const total = async (): Promise<number> =>
     (await app.inject({ url: '/api/v1/candidatos?limit=1', headers: { authorization: `Bearer ${token}` } })).json<{ total: number }>().total
   return { app, url, token, total }

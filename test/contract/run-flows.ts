@@ -1,10 +1,9 @@
 import type { Test } from 'tap'
 import { createOpsClient, createV1Client, createV2Client, type ClientOptions } from '../../clients/typescript/src/index.js'
-import { mintToken } from '../helper.js'
+import { ALL_SCOPES, mintToken } from '../helper.js'
 import { createChecker, type Document, type Exchange } from './response-check.js'
 import { EXPECTED_OPS, EXPECTED_V1, EXPECTED_V2, flowOps, flowV1, flowV2 } from './flows.js'
 
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 const GROUPS = ['v2', 'v1', 'ops'] as const
 
 /** A fetch that keeps every answer for the check, as the client saw it. */
@@ -40,7 +39,7 @@ export async function runClientFlows (t: Test, baseUrl: string): Promise<void> {
   const documents = Object.fromEntries(await Promise.all(GROUPS.map(async group =>
     [group, await (await fetch(`${baseUrl}/docs/${group}/openapi.json`)).json() as Document]))) as Record<typeof GROUPS[number], Document>
   const unique = Date.now().toString(36)
-  const business = { full: ALL, readOnly: 'vagas:read' }
+  const business = { full: ALL_SCOPES, readOnly: 'vagas:read' }
 
   const v2: Exchange[] = []
   const v2Options = await clientOptions(baseUrl, v2, business)

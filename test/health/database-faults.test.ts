@@ -1,19 +1,12 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import pg from 'pg'
-import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { bearer, build } from '../helper.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { eventually } from '../support/eventually.js'
+import { untilReadiness } from '../support/readiness.js'
 import { forwardedService } from '../support/tcp-forwarder.js'
-
-async function untilReady (app: FastifyInstance, wanted: number): Promise<void> {
-  await eventually(async () => {
-    const status = (await app.inject('/health/ready')).statusCode
-    assert.equal(status, wanted, `readiness answers ${status}, waiting for ${wanted}`)
-  }, { timeout: 20_000, interval: 100 })
-}
 
 t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, then back', async t => {
   const url = await freshPostgresDatabase(t)
@@ -36,12 +29,12 @@ t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, the
   t.equal((await app.inject('/ping')).statusCode, 200)
 
   await proxy.up()
-  await untilReady(app, 200)
+  await untilReadiness(app, 200)
   t.same((await app.inject('/health/ready')).json().checks, { configuration: 'Healthy', database: 'Healthy', migrations: 'Healthy' })
   t.equal((await app.inject('/health/startup')).statusCode, 200)
 
   await proxy.down()
-  await untilReady(app, 503)
+  await untilReadiness(app, 503)
   const lost = await app.inject('/health/ready')
   t.equal(lost.json().status, 'Unhealthy')
   t.equal(lost.json().checks.database, 'Unhealthy')
@@ -52,7 +45,7 @@ t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, the
   t.notMatch(one.body, /127\.0\.0\.1|ECONNREFUSED/)
 
   await proxy.up()
-  await untilReady(app, 200)
+  await untilReadiness(app, 200)
   t.pass('recovered without a restart')
 })
 
@@ -60,7 +53,7 @@ t.test('a pool held by busy requests does not make the database look down', asyn
   const url = await freshPostgresDatabase(t)
   if (url === undefined) return
   const app = await build(t, { env: { DATABASE_URL: url, HEALTH_CACHE_TTL_MS: '0' } })
-  await untilReady(app, 200)
+  await untilReadiness(app, 200)
   // Every pooled connection (ten by default) busy far longer than the database check's 1 s timeout,
   // until the test cancels them.
   const busy = Promise.allSettled(Array.from({ length: 10 }, async () => await sql`select pg_sleep(60)`.execute(app.storage.db)))

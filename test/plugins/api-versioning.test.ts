@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { buildWithToken as build } from '../helper.js'
+import { buildWithToken as build, sharedApp } from '../helper.js'
 import { loadConfig } from '../../src/config.js'
 
 const REPORT = { 'api-supported-versions': '1.0, 2.0', 'api-deprecated-versions': '1.0' }
@@ -15,8 +15,12 @@ function widgets (app: FastifyInstance): void {
   }, async (request, reply) => reply.code(201).send({ version: request.apiVersion }))
 }
 
+// The tests on the default settings share an app, with the widgets or without: none changes it.
+const plain = sharedApp({}, build)
+const withWidgets = sharedApp({ extraRoutes: widgets }, build)
+
 t.test('no version named: the default 1.0 serves, flagged as deprecated', async t => {
-  const app = await build(t)
+  const app = await plain()
   const res = await app.inject({ url: '/api/user' })
   t.equal(res.statusCode, 200)
   t.equal(res.body, 'user, served by API version 1.0')
@@ -26,7 +30,7 @@ t.test('no version named: the default 1.0 serves, flagged as deprecated', async 
 })
 
 t.test('each way alone selects the version', async t => {
-  const app = await build(t)
+  const app = await plain()
   const ways: Array<[string, Record<string, string>]> = [
     ['/api/v2/user', {}],
     ['/api/v2.0/user', {}],
@@ -54,7 +58,7 @@ t.test('each way alone selects the version', async t => {
 })
 
 t.test('the same version named several ways is served', async t => {
-  const app = await build(t)
+  const app = await plain()
   const res = await app.inject({
     url: '/api/v2/user',
     headers: { 'x-api-version': '2.0', accept: 'application/vnd.recrutamento-v2+json, text/plain; x-api-version=2' }
@@ -64,7 +68,7 @@ t.test('the same version named several ways is served', async t => {
 })
 
 t.test('the media type parameter on a request body selects the version', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   const res = await app.inject({ method: 'POST', url: '/api/widgets', headers: { 'content-type': 'application/json; x-api-version=2.0' }, payload: '{"name":"a"}' })
   t.equal(res.statusCode, 201)
   t.same(res.json(), { version: '2.0' })
@@ -72,7 +76,7 @@ t.test('the media type parameter on a request body selects the version', async t
 })
 
 t.test('a body sent as the vendor media type is parsed and selects the version', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   const res = await app.inject({ method: 'POST', url: '/api/widgets', headers: { 'content-type': 'application/vnd.recrutamento-v2+json' }, payload: '{"name":"a"}' })
   t.equal(res.statusCode, 201)
   t.same(res.json(), { version: '2.0' })
@@ -84,7 +88,7 @@ t.test('a body sent as the vendor media type is parsed and selects the version',
 })
 
 t.test('different versions named answer 400 AmbiguousApiVersion naming each source', async t => {
-  const app = await build(t)
+  const app = await plain()
   const res = await app.inject({ url: '/api/v1/user', headers: { 'x-api-version': '2.0', accept: 'application/vnd.recrutamento-v2+json' } })
   t.equal(res.statusCode, 400)
   t.match(res.headers['content-type'], /^application\/problem\+json/)
@@ -101,7 +105,7 @@ t.test('different versions named answer 400 AmbiguousApiVersion naming each sour
 })
 
 t.test('a malformed version answers 400 InvalidApiVersion', async t => {
-  const app = await build(t)
+  const app = await plain()
   for (const headers of [{ 'x-api-version': 'banana' }, { 'x-api-version': '2.0.1' }, { accept: 'application/json; x-api-version=v2' }, { 'x-api-version': '' }]) {
     const res = await app.inject({ url: '/api/user', headers })
     t.equal(res.statusCode, 400, JSON.stringify(headers))
@@ -113,7 +117,7 @@ t.test('a malformed version answers 400 InvalidApiVersion', async t => {
 })
 
 t.test('a well-formed version that is not supported answers 400 UnsupportedApiVersion', async t => {
-  const app = await build(t)
+  const app = await plain()
   for (const [url, headers] of [['/api/v3/user', {}], ['/api/user', { 'x-api-version': '1.5' }], ['/api/user', { accept: 'application/vnd.recrutamento-v9+json' }]] as const) {
     const res = await app.inject({ url, headers })
     t.equal(res.statusCode, 400, url)
@@ -123,7 +127,7 @@ t.test('a well-formed version that is not supported answers 400 UnsupportedApiVe
 })
 
 t.test('a route that other versions serve answers UnsupportedApiVersion; a path in no version stays 404', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   const v1 = await app.inject({ method: 'POST', url: '/api/v1/widgets', payload: { name: 'a' } })
   t.equal(v1.statusCode, 400)
   t.match(v1.json(), { code: 'UnsupportedApiVersion', supportedVersions: ['2.0'], instance: '/api/v1/widgets' })
@@ -145,7 +149,7 @@ t.test('a route that other versions serve answers UnsupportedApiVersion; a path 
 })
 
 t.test('the vendor media type comes back as the Content-Type of a JSON answer', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   const res = await app.inject({ url: '/api/widgets', headers: { accept: 'application/vnd.recrutamento-v2+json' } })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['content-type'], 'application/vnd.recrutamento-v2+json; charset=utf-8')
@@ -166,7 +170,7 @@ t.test('the vendor name is a setting', async t => {
 })
 
 t.test('links follow the served version; the original URL is kept', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   t.equal((await app.inject({ url: '/api/v1/widgets' })).json().self, '/api/v1/widgets')
   t.equal((await app.inject({ url: '/api/widgets', headers: { 'x-api-version': '2.0' } })).json().self, '/api/v2/widgets')
   const redirect = await app.inject({ url: '/api/v2/user/?a=1' })
@@ -191,7 +195,7 @@ t.test('a sunset before the deprecation, or a bad date, stops start-up', async t
 })
 
 t.test('responses outside /api carry no version headers', async t => {
-  const app = await build(t)
+  const app = await plain()
   const res = await app.inject({ url: '/ping', headers: { 'x-api-version': 'banana' } })
   t.equal(res.statusCode, 200)
   t.notOk(res.headers['api-supported-versions'])

@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build, mintToken, TEST_JWT_SECRET } from '../helper.js'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
 import { startServerProcess } from '../support/server-process.js'
 
 function routes (app: FastifyInstance): void {
@@ -71,10 +72,11 @@ t.test('with TLS_CERT_FILE and TLS_KEY_FILE the server serves HTTPS', async t =>
 })
 
 t.test('TLS_CERT_FILE without TLS_KEY_FILE stops start-up with one clear line', async t => {
+  const entry = await compiledEntry('src/server.js')
   const result = await new Promise<{ code: number | null, stderr: string }>(resolve => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    const child = spawn(...withoutTestHooks(process.execPath, [entry]), {
       cwd: join(import.meta.dirname, '../..'),
-      env: { ...process.env, FASTIFY_AUTOLOAD_TYPESCRIPT: '1', PORT: '0', TLS_CERT_FILE: '/nonexistent.pem', TLS_KEY_FILE: '', AUTH_JWT_SECRET: TEST_JWT_SECRET },
+      env: { ...process.env, FASTIFY_AUTOLOAD_TYPESCRIPT: undefined, PORT: '0', TLS_CERT_FILE: '/nonexistent.pem', TLS_KEY_FILE: '', AUTH_JWT_SECRET: TEST_JWT_SECRET },
       stdio: ['ignore', 'ignore', 'pipe']
     })
     let stderr = ''

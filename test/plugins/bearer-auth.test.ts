@@ -2,7 +2,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { SignJWT, generateKeyPair } from 'jose'
-import { bearer, build, mintToken, TEST_JWT_SECRET } from '../helper.js'
+import { bearer, build, mintToken, sharedApp, TEST_JWT_SECRET } from '../helper.js'
 
 const REALM = 'recrutamento-api'
 const FORM = 'application/x-www-form-urlencoded'
@@ -26,12 +26,15 @@ function routes (app: FastifyInstance): void {
   app.get('/undeclared', async request => ({ sub: request.principal?.sub ?? null }))
 }
 
+// The tests on the default settings share one app: none changes its settings or state.
+const shared = sharedApp({ extraRoutes: routes })
+
 function challengeOf (res: { headers: Record<string, unknown> }): string {
   return String(res.headers['www-authenticate'])
 }
 
 t.test('no credentials: 401 with a bare realm challenge and a problem body', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const res = await app.inject({ method: 'GET', url: '/secrets' })
   t.equal(res.statusCode, 401)
   t.equal(challengeOf(res), `Bearer realm="${REALM}"`)
@@ -40,7 +43,7 @@ t.test('no credentials: 401 with a bare realm challenge and a problem body', asy
 })
 
 t.test('credentials of another scheme are no bearer token: 401 with no error attribute', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   for (const authorization of ['Basic dXNlcjpwYXNz', 'Digest username="x"', 'Token abc']) {
     const res = await app.inject({ method: 'GET', url: '/secrets', headers: { authorization } })
     t.equal(res.statusCode, 401, authorization)
@@ -49,7 +52,7 @@ t.test('credentials of another scheme are no bearer token: 401 with no error att
 })
 
 t.test('a valid token in the header is accepted, whatever the case of the scheme name', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const token = await mintToken({ scope: 'vagas:read candidatos:read', sub: 'ana' })
   for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
     const res = await app.inject({ method: 'GET', url: '/secrets', headers: { authorization: `${scheme} ${token}` } })
@@ -59,14 +62,14 @@ t.test('a valid token in the header is accepted, whatever the case of the scheme
 })
 
 t.test('the scp claim also grants scopes', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const res = await app.inject({ method: 'GET', url: '/secrets', headers: await bearer({ claims: { scp: ['vagas:read'] } }) })
   t.equal(res.statusCode, 200)
   t.same(res.json().scopes, ['vagas:read'])
 })
 
 t.test('a token in the query string is accepted and its answer is not cached', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const token = await mintToken({ scope: 'vagas:read' })
   const res = await app.inject({ method: 'GET', url: `/secrets?access_token=${token}` })
   t.equal(res.statusCode, 200)
@@ -89,7 +92,7 @@ t.test('AUTH_QUERY_TOKEN=false refuses a query token with invalid_request', asyn
 })
 
 t.test('a token in a form body is accepted and removed from the body the handler sees', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const token = await mintToken({ scope: 'vagas:write' })
   const res = await app.inject({ method: 'POST', url: '/secrets', headers: { 'content-type': FORM }, payload: `name=ana&access_token=${token}` })
   t.equal(res.statusCode, 200)
@@ -97,14 +100,14 @@ t.test('a token in a form body is accepted and removed from the body the handler
 })
 
 t.test('a form body with no token on a protected route is 401, before body validation', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const res = await app.inject({ method: 'POST', url: '/secrets', headers: { 'content-type': FORM }, payload: 'unexpected=1' })
   t.equal(res.statusCode, 401)
   t.equal(challengeOf(res), `Bearer realm="${REALM}"`)
 })
 
 t.test('a token in more than one place is 400 invalid_request, for every pair', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const token = await mintToken({ scope: 'vagas:read vagas:write' })
   const cases = [
     { name: 'header + query', headers: { authorization: `Bearer ${token}` }, url: `/secrets?access_token=${token}`, method: 'GET' as const },
@@ -123,7 +126,7 @@ t.test('a token in more than one place is 400 invalid_request, for every pair', 
 })
 
 t.test('the Bearer scheme with no token is 400 invalid_request', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   for (const authorization of ['Bearer', 'Bearer ', 'bearer    ']) {
     const res = await app.inject({ method: 'GET', url: '/secrets', headers: { authorization } })
     t.equal(res.statusCode, 400, JSON.stringify(authorization))
@@ -178,7 +181,7 @@ t.test('clock tolerance: a token expired a moment ago still passes, one expired 
 })
 
 t.test('a valid token without a required scope: 403 insufficient_scope naming the scopes', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   const res = await app.inject({ method: 'GET', url: '/both', headers: await bearer({ scope: 'vagas:read candidatos:write' }) })
   t.equal(res.statusCode, 403)
   t.equal(challengeOf(res), `Bearer realm="${REALM}", error="insufficient_scope", scope="vagas:read vagas:write"`)
@@ -190,7 +193,7 @@ t.test('a valid token without a required scope: 403 insufficient_scope naming th
 })
 
 t.test('optional authentication: anonymous passes, a valid token names the caller, a bad one is refused', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   t.same((await app.inject({ method: 'GET', url: '/maybe' })).json(), { sub: null })
   t.same((await app.inject({ method: 'GET', url: '/maybe', headers: await bearer({ sub: 'rui' }) })).json(), { sub: 'rui' })
   const bad = await app.inject({ method: 'GET', url: '/maybe', headers: { authorization: 'Bearer not.a.jwt' } })
@@ -212,7 +215,7 @@ t.test('routes that declare nothing require a valid token (deny by default)', as
 })
 
 t.test('routes that say public answer without a token and see no principal, even with one', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   t.equal((await app.inject({ method: 'GET', url: '/open' })).statusCode, 200)
   const res = await app.inject({ method: 'GET', url: '/open', headers: await bearer({ scope: 'vagas:read' }) })
   t.equal(res.statusCode, 200)
@@ -221,7 +224,7 @@ t.test('routes that say public answer without a token and see no principal, even
 })
 
 t.test('HEAD on a protected GET route is protected too', async t => {
-  const app = await build(t, { extraRoutes: routes })
+  const app = await shared()
   t.equal((await app.inject({ method: 'HEAD', url: '/secrets' })).statusCode, 401)
   t.equal((await app.inject({ method: 'HEAD', url: '/secrets', headers: await bearer({ scope: 'vagas:read' }) })).statusCode, 200)
 })

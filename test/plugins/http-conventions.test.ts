@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
+import { build, sharedApp } from '../helper.js'
 
 function widgets (app: FastifyInstance): void {
   app.get('/widgets/:id', { config: { cacheable: true } }, async (_req, reply) => {
@@ -12,8 +12,12 @@ function widgets (app: FastifyInstance): void {
   app.get('/boom', async () => { throw new Error('connect ECONNREFUSED db.internal:5432 password=secret') })
 }
 
+// The tests on the default settings share an app, with the widgets or without: none changes it.
+const plain = sharedApp()
+const withWidgets = sharedApp({ extraRoutes: widgets })
+
 t.test('OPTIONS on a known path answers 200 with Allow', async t => {
-  const app = await build(t)
+  const app = await plain()
   const res = await app.inject({ method: 'OPTIONS', url: '/ping' })
   t.equal(res.statusCode, 200)
   t.equal(res.headers.allow, 'GET, HEAD, OPTIONS')
@@ -21,7 +25,7 @@ t.test('OPTIONS on a known path answers 200 with Allow', async t => {
 })
 
 t.test('an unsupported method on a known path answers 405 with Allow', async t => {
-  const app = await build(t)
+  const app = await plain()
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
     const res = await app.inject({ method, url: '/ping' })
     t.equal(res.statusCode, 405, method)
@@ -32,7 +36,7 @@ t.test('an unsupported method on a known path answers 405 with Allow', async t =
 })
 
 t.test('an unknown URI answers 404 problem', async t => {
-  const app = await build(t)
+  const app = await plain()
   const res = await app.inject({ method: 'GET', url: '/nothing/here?x=1' })
   t.equal(res.statusCode, 404)
   t.match(res.headers['content-type'], /^application\/problem\+json/)
@@ -43,7 +47,7 @@ t.test('an unknown URI answers 404 problem', async t => {
 })
 
 t.test('trailing slash, extension and upper case redirect to the canonical path', async t => {
-  const app = await build(t)
+  const app = await plain()
   for (const url of ['/ping/', '/PING', '/Ping', '/ping.json', '/ping.txt/', '/ping/?a=b']) {
     const res = await app.inject({ method: 'GET', url })
     t.equal(res.statusCode, 301, url)
@@ -54,14 +58,14 @@ t.test('trailing slash, extension and upper case redirect to the canonical path'
 })
 
 t.test('a non-canonical path with no canonical resource, or a non-GET method, is 404', async t => {
-  const app = await build(t)
+  const app = await plain()
   t.equal((await app.inject({ method: 'GET', url: '/nothing/' })).statusCode, 404)
   t.equal((await app.inject({ method: 'POST', url: '/PING' })).statusCode, 404)
   t.equal((await app.inject({ method: 'GET', url: '/health.json.bak' })).statusCode, 404)
 })
 
 t.test('cacheable routes keep their own cache headers and Last-Modified', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   const res = await app.inject({ method: 'GET', url: '/widgets/1' })
   t.equal(res.statusCode, 200)
   t.equal(res.headers['cache-control'], 'public, max-age=60')
@@ -70,7 +74,7 @@ t.test('cacheable routes keep their own cache headers and Last-Modified', async 
 })
 
 t.test('a cacheable route that sets no Cache-Control gets no no-store either; its neighbours do', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   for (const method of ['GET', 'HEAD'] as const) {
     const res = await app.inject({ method, url: '/catalogue' })
     t.equal(res.statusCode, 200)
@@ -84,7 +88,7 @@ t.test('a cacheable route that sets no Cache-Control gets no no-store either; it
 })
 
 t.test('a caller request id is kept when well formed, replaced otherwise', async t => {
-  const app = await build(t)
+  const app = await plain()
   const kept = await app.inject({ method: 'GET', url: '/ping', headers: { 'x-request-id': 'abc-123.DEF' } })
   t.equal(kept.headers['x-request-id'], 'abc-123.DEF')
   for (const bad of ['a'.repeat(129), 'has space', '<script>', 'a\u00e9']) {
@@ -95,7 +99,7 @@ t.test('a caller request id is kept when well formed, replaced otherwise', async
 })
 
 t.test('validation failures list each invalid field', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   const res = await app.inject({ method: 'POST', url: '/widgets', payload: { name: '', size: 'big', extra: 1 } })
   t.equal(res.statusCode, 400)
   t.match(res.headers['content-type'], /^application\/problem\+json/)
@@ -126,7 +130,7 @@ t.test('unparseable, unsupported (text/plain too) and oversized bodies are probl
 })
 
 t.test('an unexpected exception answers a 500 problem with nothing internal', async t => {
-  const app = await build(t, { extraRoutes: widgets })
+  const app = await withWidgets()
   const res = await app.inject({ method: 'GET', url: '/boom' })
   t.equal(res.statusCode, 500)
   t.match(res.json(), { status: 500, code: 'InternalError', title: 'Internal Server Error' })

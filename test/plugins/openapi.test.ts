@@ -2,7 +2,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { documentGroups } from '../../src/openapi/groups.js'
-import { build } from '../helper.js'
+import { build, sharedApp } from '../helper.js'
 
 /** The documents the app serves: one per version of its version table, and ops. */
 function groupNames (app: FastifyInstance): string[] {
@@ -35,8 +35,12 @@ async function documents (app: FastifyInstance): Promise<Record<string, Document
   return out
 }
 
+// The tests on the default settings share an app, with the sample routes or without: none changes it.
+const plain = sharedApp()
+const withSamples = sharedApp({ extraRoutes: sampleRoutes })
+
 t.test('each version document holds only its operations, at versioned paths', async t => {
-  const app = await build(t, { extraRoutes: sampleRoutes })
+  const app = await withSamples()
   const docs = await documents(app)
   for (const group of groupNames(app)) t.equal(docs[group]!.openapi, '3.1.0', group)
   for (const { group, version } of app.apiVersions.versions) {
@@ -54,7 +58,7 @@ t.test('each version document holds only its operations, at versioned paths', as
 
 t.test('security comes from the route policy; public routes say so; the oauth2 scheme only with AUTH_TOKEN_URL', async t => {
   // Without a token endpoint the documents name none: the scopes go under the bearer scheme.
-  const app = await build(t, { extraRoutes: sampleRoutes })
+  const app = await withSamples()
   const docs = await documents(app)
   const create = docs.v2!.paths['/api/v2/gadgets']!.post!
   t.same(create.security, [{ bearerAuth: [] }])
@@ -86,7 +90,7 @@ t.test('security comes from the route policy; public routes say so; the oauth2 s
 })
 
 t.test('errors are problem+json answers sharing one schema', async t => {
-  const app = await build(t, { extraRoutes: sampleRoutes })
+  const app = await withSamples()
   const docs = await documents(app)
   const read = docs.v2!.paths['/api/v2/gadgets/{id}']!.get!
   for (const status of ['400', '401', '403', '404', '500']) {
@@ -96,7 +100,7 @@ t.test('errors are problem+json answers sharing one schema', async t => {
 })
 
 t.test('a deprecated version says so, and newer versions are named', async t => {
-  const app = await build(t, { extraRoutes: sampleRoutes })
+  const app = await withSamples()
   const docs = await documents(app)
   t.match(docs.v1!.info, { version: '1.0', title: /deprecated/ })
   t.match(docs.v1!.info.description, /deprecated.*Newer versions are available: \[2\.0\]\(\/docs\/v2\)/s)
@@ -147,7 +151,7 @@ t.test('every route appears once in the document of each version it serves, and 
 })
 
 t.test('the interactive docs are served per group, publicly', async t => {
-  const app = await build(t)
+  const app = await plain()
   for (const group of groupNames(app)) {
     const res = await app.inject({ url: `/docs/${group}` })
     t.equal(res.statusCode, 200, group)
@@ -159,7 +163,7 @@ t.test('the interactive docs are served per group, publicly', async t => {
 })
 
 t.test('each document is served from one serialized copy with a strong ETag; If-None-Match answers 304', async t => {
-  const app = await build(t)
+  const app = await plain()
   for (const group of groupNames(app)) {
     const first = await app.inject({ url: `/docs/${group}/openapi.json` })
     const etag = first.headers.etag as string
@@ -195,7 +199,7 @@ t.test('the docs are rate limited per client like the API', async t => {
 })
 
 t.test('/docs leads to the current version', async t => {
-  const app = await build(t)
+  const app = await plain()
   const res = await app.inject({ url: '/docs' })
   t.equal(res.statusCode, 302)
   t.equal(res.headers.location, `/docs/${app.apiVersions.current.group}`)

@@ -5,15 +5,16 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { TEST_JWT_SECRET } from '../helper.js'
 import { freshDataDir } from '../support/pglite-template.js'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
 import { startServerProcess } from '../support/server-process.js'
 
 const root = join(import.meta.dirname, '../..')
 
 /** Runs the service until it exits; its output lines, exit code, and the processes left on its DATA_DIR. */
 async function startUntilExit (dataDir: string, env: Record<string, string>): Promise<{ lines: string[], code: number | null, leftBehind: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(...withoutTestHooks(process.execPath, [await compiledEntry('src/server.js')]), {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', FASTIFY_AUTOLOAD_TYPESCRIPT: '1', NODE_ENV: 'test', LOG_LEVEL: 'info', AUTH_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', AUTH_JWT_SECRET: TEST_JWT_SECRET, DATA_DIR: dataDir, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let out = ''

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
 import { bearer, build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
+import { untilReadiness } from '../support/readiness.js'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200' }
 
@@ -12,7 +13,7 @@ async function until (predicate: () => Promise<boolean> | boolean, timeoutMs = 1
 
 async function readyApp (t: Parameters<typeof build>[0]): Promise<FastifyInstance> {
   const app = await build(t, { env: FAST })
-  await until(async () => (await app.inject('/health/ready')).statusCode === 200)
+  await untilReadiness(app)
   return app
 }
 
@@ -135,7 +136,7 @@ t.test('an unhealthy critical check makes ready Unhealthy (503) and names it; no
       scope.health.register('cache', () => cacheDown ? 'Unhealthy' : 'Healthy', { critical: false })
     }
   })
-  await until(async () => (await app.inject('/health/ready')).statusCode === 200)
+  await untilReadiness(app)
   cacheDown = true
   await until(async () => (await app.inject('/health/ready')).json().status === 'Degraded')
   const degraded = await app.inject('/health/ready')
@@ -143,7 +144,7 @@ t.test('an unhealthy critical check makes ready Unhealthy (503) and names it; no
   t.equal(degraded.json().checks.cache, 'Unhealthy')
 
   broken = true
-  await until(async () => (await app.inject('/health/ready')).statusCode === 503)
+  await untilReadiness(app, 503)
   const ready = await app.inject('/health/ready')
   t.same(ready.json(), {
     status: 'Unhealthy',

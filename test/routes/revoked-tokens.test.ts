@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
 import { eventually } from '../support/eventually.js'
+import { untilReadiness } from '../support/readiness.js'
 import { startOwnRedis } from '../support/redis-server.js'
 
 function routes (app: FastifyInstance): void {
@@ -36,13 +37,6 @@ async function revokeScenario (t: Test, apps: [FastifyInstance, FastifyInstance]
   t.equal((await admin.inject({ method: 'GET', url: `/revoked-tokens/${randomUUID()}`, headers: adminToken })).statusCode, 404)
   const past = await admin.inject({ method: 'PUT', url: `/revoked-tokens/${randomUUID()}`, headers: adminToken, payload: { expiresAt: '2020-01-01T00:00:00Z' } })
   t.equal(past.statusCode, 400)
-}
-
-async function untilReady (app: FastifyInstance): Promise<void> {
-  await eventually(async () => {
-    const res = await app.inject('/health/ready')
-    if (res.statusCode !== 200) throw new Error(res.body)
-  }, { timeout: 20_000 })
 }
 
 t.test('in memory: a revoked jti is refused by the same instance', async t => {
@@ -82,7 +76,7 @@ t.test('a new instance loads every revocation at start, and checks tokens withou
   t.equal((await first.inject({ method: 'PUT', url: `/revoked-tokens/${jti}`, headers: await bearer({ scope: 'tokens:revoke' }), payload: {} })).statusCode, 200)
 
   const later = await build(t, { env, extraRoutes: routes })
-  await untilReady(later)
+  await untilReadiness(later)
   t.equal((await later.inject({ method: 'GET', url: '/secrets', headers: await bearer({ scope: 'vagas:read', jti }) })).statusCode, 401, 'refused by an instance started after the revocation')
 
   const raw = new Redis(redis.url)
@@ -113,7 +107,7 @@ t.test('Redis down at start: tokens with a jti are refused (503) and readiness s
   t.equal((await app.inject({ method: 'GET', url: '/secrets', headers: await bearer({ scope: 'vagas:read' }) })).statusCode, 200, 'a token without a jti is unaffected')
 
   await redis.start()
-  await untilReady(app)
+  await untilReadiness(app)
   t.equal((await app.inject({ method: 'GET', url: '/secrets', headers: withJti })).statusCode, 200, 'served once the list is loaded')
 })
 
@@ -121,7 +115,7 @@ t.test('a revocation that reached Redis without its pub/sub message is picked up
   const redis = await startOwnRedis(t)
   const env = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'resync:', REVOCATION_RESYNC_INTERVAL_MS: '1000', REDIS_COMMAND_TIMEOUT_MS: '5000', HEALTH_CACHE_TTL_MS: '0' }
   const app = await build(t, { env, extraRoutes: routes })
-  await untilReady(app)
+  await untilReadiness(app)
   const jti = randomUUID()
   const user = await bearer({ scope: 'vagas:read', jti })
   t.equal((await app.inject({ method: 'GET', url: '/secrets', headers: user })).statusCode, 200)

@@ -6,12 +6,12 @@ import { createDatabase } from '../../src/storage/database.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import { withoutStatementDeadline } from '../../src/storage/statement-deadline.js'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { bearer, build } from '../helper.js'
+import { ALL_SCOPES, bearer, build } from '../helper.js'
 import { eventually } from '../support/eventually.js'
 import { startServerProcess, untilReady } from '../support/server-process.js'
 import { freshPostgresDatabase } from '../support/services.js'
 
-const ALL = { scope: 'vagas:read vagas:write candidatos:read candidatos:write' }
+const ALL = { scope: ALL_SCOPES }
 // The database's deadline is a second under it: a statement waiting for a lock gives up after 1 s.
 const HANDLER_TIMEOUT = '2000'
 // Longer than HANDLER_TIMEOUT: the lock is what the test is about, so it is held for a set time.

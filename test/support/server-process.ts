@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
 import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-process.js'
 import { TEST_JWT_SECRET } from '../helper.js'
+import { compiledEntry, withoutTestHooks } from './compiled-service.js'
 import { eventually } from './eventually.js'
 import { freshDataDir } from './pglite-template.js'
 
@@ -19,17 +20,18 @@ const root = join(import.meta.dirname, '../..')
 interface Teardown { teardown: (fn: () => unknown) => void }
 
 /**
- * Starts `src/server.ts` as a real process on a free port and waits until it listens; stopped at teardown.
- * `nodeArgs` go before the entry point (e.g. the tracing preload).
+ * Starts the service (src/server.ts, compiled: test/support/compiled-service.ts) as a real process on a
+ * free port and waits until it listens; stopped at teardown. `nodeArgs` go before the entry point
+ * (e.g. the tracing preload, by its compiledEntry path).
  */
 export async function startServerProcess (t: Teardown, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServerProcess> {
-  return await spawnServer(t, process.execPath, ['--import', 'tsx', ...nodeArgs, 'src/server.ts'], { FASTIFY_AUTOLOAD_TYPESCRIPT: '1', NODE_ENV: 'test', ...env })
+  return await spawnServer(t, process.execPath, [...nodeArgs, await compiledEntry('src/server.js')], { NODE_ENV: 'test', ...env })
 }
 
 /** As startServerProcess, run through a launcher command such as `prlimit --nofile=1024:1024`. */
 export async function startServerProcessUnder (t: Teardown, launcher: readonly string[], env: Record<string, string> = {}): Promise<ServerProcess> {
   const [command, ...args] = launcher
-  return await spawnServer(t, command!, [...args, process.execPath, '--import', 'tsx', 'src/server.ts'], { FASTIFY_AUTOLOAD_TYPESCRIPT: '1', NODE_ENV: 'test', ...env })
+  return await spawnServer(t, command!, [...args, process.execPath, await compiledEntry('src/server.js')], { NODE_ENV: 'test', ...env })
 }
 
 /**
@@ -44,7 +46,7 @@ export async function startBuiltServerProcess (t: Teardown, node: string, env: R
 
 async function spawnServer (t: Teardown, node: string, args: string[], env: Record<string, string>): Promise<ServerProcess> {
   const dataDir = await freshDataDir(t)
-  const child = spawn(node, args, {
+  const child = spawn(...withoutTestHooks(node, args), {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',

@@ -2,6 +2,7 @@ import t from 'tap'
 import { mintToken, uniqueRedisPrefix } from '../helper.js'
 import { localServer } from '../local-server.js'
 import { otlpReceiver } from '../support/otlp-receiver.js'
+import { compiledEntry } from '../support/compiled-service.js'
 import { startServerProcess, untilReady } from '../support/server-process.js'
 import { freshPostgresDatabase, requireService } from '../support/services.js'
 
@@ -83,7 +84,7 @@ t.test('a collector that never answers cannot hold shutdown past SHUTDOWN_TIMEOU
     OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
     SHUTDOWN_TIMEOUT_MS: '5000',
     DATABASE_URL: databaseUrl
-  }, ['--import', './src/tracing/preload.ts'])
+  }, ['--import', await compiledEntry('src/tracing/preload.js')])
   t.equal((await fetch(`${server.url}/api/v2/vagas`)).status, 401, 'a traced request, its span buffered')
 
   server.child.kill('SIGTERM')

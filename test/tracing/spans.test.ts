@@ -14,7 +14,7 @@ const recorder = spanRecorder()
 startTracing({ spanProcessors: [recorder.processor] })
 t.teardown(() => flushTraces(5_000))
 
-const { bearer, build, mintToken } = await import('../helper.js')
+const { ALL_SCOPES, bearer, build, mintToken } = await import('../helper.js')
 const { freshPostgresDatabase } = await import('../support/services.js')
 const { localServer, sendJson } = await import('../local-server.js')
 const { eventually } = await import('../support/eventually.js')
@@ -22,7 +22,6 @@ const grpc = await import('@grpc/grpc-js')
 const { service: healthService } = await import('grpc-health-check')
 
 type ReadableSpan = tracing.ReadableSpan
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736'
 const PARENT_ID = '00f067aa0ba902b7'
 
@@ -56,7 +55,7 @@ t.test('a candidato action: one trace, the server span under the caller\'s trace
   const traced = await tracedApp(t)
   if (traced === undefined) return
   const { app, logs } = traced
-  const token = await mintToken({ scope: ALL, sub: 'recrutadora-1' })
+  const token = await mintToken({ scope: ALL_SCOPES, sub: 'recrutadora-1' })
   const auth = { authorization: `Bearer ${token}` }
   const vaga = (await app.inject({ method: 'POST', url: '/api/v2/vagas', headers: auth, payload: { titulo: 'Vaga secreta', status: 'aberta' } })).json() as { id: string }
   const candidato = (await app.inject({ method: 'POST', url: '/api/v2/candidatos', headers: auth, payload: { nome: 'Caio', email: 'caio.privado@example.com' } })).json() as { id: string }
@@ -134,7 +133,7 @@ t.test('an error answer: the span records the problem code; access and error lin
   const traced = await tracedApp(t)
   if (traced === undefined) return
   const { app, logs } = traced
-  const auth = await bearer({ scope: ALL })
+  const auth = await bearer({ scope: ALL_SCOPES })
 
   const missing = await app.inject({ method: 'POST', url: '/api/v2/candidatos/00000000-0000-4000-8000-000000000000/aprovar', headers: auth })
   t.equal(missing.statusCode, 404)

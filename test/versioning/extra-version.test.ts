@@ -1,10 +1,9 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
 import { CandidatoV2Schema, candidatoV2 } from '../../src/representations/candidato.js'
 import type { CandidatoProfile } from '../../src/representations/candidato-versions.js'
 import { API_VERSION_ROWS, type ApiVersionRow } from '../../src/versioning/versions.js'
-import { bearer, build } from '../helper.js'
+import { ALL_SCOPES, build, buildServing } from '../helper.js'
 import { nextVersion } from '../support/next-version.js'
 
 // A version that exists only as a row of the version table (the next major after the table's
@@ -17,11 +16,7 @@ const candidatosInNext: Partial<CandidatoProfile> = {
 const { version, group } = nextVersion()
 const WITH_NEXT: readonly ApiVersionRow[] = [...API_VERSION_ROWS, { version, profiles: { candidatos: candidatosInNext } }]
 
-async function ready (t: Parameters<typeof build>[0]): Promise<{ app: FastifyInstance, auth: { authorization: string } }> {
-  const app = await build(t, { versionRows: WITH_NEXT })
-  await app.health.lifecycle.reached('serving')
-  return { app, auth: await bearer({ scope: 'vagas:read vagas:write candidatos:read candidatos:write' }) }
-}
+const ready = async (t: Parameters<typeof build>[0]) => await buildServing(t, { versionRows: WITH_NEXT }, { scope: ALL_SCOPES })
 
 t.test('a version added to the table is served by every resource, with its one representation change', async t => {
   const { app, auth } = await ready(t)

@@ -1,21 +1,10 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../../helper.js'
+import { ALL_SCOPES, bearer, build, buildServing } from '../../helper.js'
+import { listening } from '../../support/listening.js'
 import { eventually } from '../../support/eventually.js'
 
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
-
-async function ready (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
-  const app = await build(t, { env })
-  await app.health.lifecycle.reached('serving')
-  return { app, auth: await bearer({ scope: ALL, sub: 'recrutadora-1' }) }
-}
-
-async function listening (app: FastifyInstance): Promise<number> {
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return (app.server.address() as { port: number }).port
-}
+const ready = async (t: Parameters<typeof build>[0], env: Record<string, string> = {}) => await buildServing(t, { env })
 
 /** A raw connection whose received bytes are readable at any time; destroyed when the test ends. */
 async function rawConnection (t: Parameters<typeof build>[0], port: number): Promise<{ socket: Socket, received: () => string }> {
@@ -146,7 +135,7 @@ t.test('an anonymous request to a protected route is refused with 401 before its
   t.match(head, /^www-authenticate: Bearer realm="recrutamento-api"$/im)
   t.match(body, { status: 401, code: 'TokenRequired', instance: '/api/v1/vagas' })
 
-  const form = await app.inject({ method: 'POST', url: '/api/v1/vagas', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `titulo=Dev&access_token=${(await bearer({ scope: ALL })).authorization.slice(7)}` })
+  const form = await app.inject({ method: 'POST', url: '/api/v1/vagas', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `titulo=Dev&access_token=${(await bearer({ scope: ALL_SCOPES })).authorization.slice(7)}` })
   t.equal(form.statusCode, 201, 'a form body may still carry the token (RFC 6750 section 2.2)')
   const twice = await app.inject({ method: 'POST', url: '/api/v1/vagas', headers: { authorization: ['Bearer a', 'Bearer b'] as unknown as string, 'content-type': 'application/json' }, payload: '{}' })
   t.equal(twice.statusCode, 400, 'two Authorization headers are refused from the head too')

@@ -8,16 +8,12 @@ import { join } from 'node:path'
 import { connect as tlsConnect, type TLSSocket } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../../helper.js'
+import { listening } from '../../support/listening.js'
 import { eventually } from '../../support/eventually.js'
 import { startServerProcess } from '../../support/server-process.js'
 import { loadConfig } from '../../../src/config.js'
 
 const DOCUMENT_REQUEST = 'GET /docs/v1/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'
-
-async function listening (app: FastifyInstance): Promise<number> {
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return (app.server.address() as { port: number }).port
-}
 
 async function open (port: number): Promise<Socket> {
   const socket = connect(port, '127.0.0.1')

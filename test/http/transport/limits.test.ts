@@ -1,13 +1,8 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
-import type { FastifyInstance } from 'fastify'
 import { build } from '../../helper.js'
+import { listening } from '../../support/listening.js'
 import { loadConfig } from '../../../src/config.js'
-
-async function listening (app: FastifyInstance): Promise<number> {
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  return (app.server.address() as { port: number }).port
-}
 
 interface RawExchange { text: string, closedAfterMs: number }
 

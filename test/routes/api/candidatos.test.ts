@@ -1,17 +1,11 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../../helper.js'
+import { bearer, build, buildServing } from '../../helper.js'
 import { freshPostgresDatabase } from '../../support/services.js'
-
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
 interface Link { rel: string, href: string, method: string }
 
-async function ready (t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
-  const app = await build(t, { env })
-  await app.health.lifecycle.reached('serving')
-  return { app, auth: await bearer({ scope: ALL, sub: 'recrutadora-1' }) }
-}
+const ready = async (t: Parameters<typeof build>[0], env: Record<string, string> = {}) => await buildServing(t, { env })
 
 async function newVaga (app: FastifyInstance, auth: Record<string, string>, titulo: string, status = 'aberta'): Promise<{ id: string }> {
   return (await app.inject({ method: 'POST', url: '/api/v1/vagas', headers: auth, payload: { titulo, status } })).json()

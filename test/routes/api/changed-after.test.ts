@@ -3,11 +3,9 @@
 import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../../helper.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.js'
 import { eventually } from '../../support/eventually.js'
 import { freshPostgresDatabase } from '../../support/services.js'
-
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
 interface Item { id: string, atualizadoEm: string }
 interface Page { items: Item[], total?: number, links: Array<{ rel: string, href: string }> }
@@ -15,7 +13,7 @@ interface Page { items: Item[], total?: number, links: Array<{ rel: string, href
 async function changedAfterFilters (t: Test, env: Record<string, string>): Promise<void> {
   const app: FastifyInstance = await build(t, { env })
   await app.health.lifecycle.reached('serving')
-  const headers = await bearer({ scope: ALL })
+  const headers = await bearer({ scope: ALL_SCOPES })
   const send = async <T>(method: 'POST' | 'PATCH', url: string, payload: object): Promise<T> => {
     const res = await app.inject({ method, url, headers, payload })
     assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`)
@@ -87,7 +85,7 @@ const OTHER_FORMS = [['0001-01-01 00:00:00Z', '0001-01-01T00:00:00.000Z'], ['004
 async function instantsAtTheEdges (t: Test, env: Record<string, string>): Promise<void> {
   const app: FastifyInstance = await build(t, { env })
   await app.health.lifecycle.reached('serving')
-  const headers = await bearer({ scope: ALL })
+  const headers = await bearer({ scope: ALL_SCOPES })
   const created = await app.inject({ method: 'POST', url: '/api/v2/vagas', headers, payload: { titulo: 'Backend' } })
   assert.equal(created.statusCode, 201, created.body)
   const vagaId: string = created.json().id

@@ -1,9 +1,7 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../../helper.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.js'
 import { freshPostgresDatabase } from '../../support/services.js'
-
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
 
 type Headers = Record<string, string>
 
@@ -17,7 +15,7 @@ async function json<T> (app: FastifyInstance, method: 'POST' | 'PATCH', url: str
 async function pagesAreValidated (t: Test, env: Record<string, string>): Promise<void> {
   const app = await build(t, { env })
   await app.health.lifecycle.reached('serving')
-  const auth = await bearer({ scope: ALL, sub: 'recrutadora-1' })
+  const auth = await bearer({ scope: ALL_SCOPES, sub: 'recrutadora-1' })
   const vaga = await json<{ id: string }>(app, 'POST', '/api/v1/vagas', auth, { titulo: 'Validada', status: 'aberta' })
   const ana = await json<{ id: string }>(app, 'POST', '/api/v1/candidatos', auth, { nome: 'Ana', email: 'ana@example.com' })
   await json(app, 'POST', `/api/v1/candidatos/${ana.id}/candidatar`, auth, { vagaId: vaga.id })

@@ -4,10 +4,8 @@ import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { bearer, build } from '../../helper.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.js'
 import { freshPostgresDatabase } from '../../support/services.js'
-
-const WRITE = 'vagas:read vagas:write candidatos:read candidatos:write'
 
 interface Link { rel: string, href: string, method: string }
 interface Evento { id: number, tipo: string, em: string, ator: string, sujeito: { tipo: string, id: string }, dados: Record<string, unknown> | null, links: Link[] }
@@ -21,8 +19,8 @@ function pathOf (href: string): string {
 async function feedScene (t: Test, env: Record<string, string>) {
   const app: FastifyInstance = await build(t, { env })
   await app.health.lifecycle.reached('serving')
-  const alice = await bearer({ scope: WRITE, sub: 'alice' })
-  const bruno = await bearer({ scope: WRITE, sub: 'bruno' })
+  const alice = await bearer({ scope: ALL_SCOPES, sub: 'alice' })
+  const bruno = await bearer({ scope: ALL_SCOPES, sub: 'bruno' })
   const reader = await bearer({ scope: 'eventos:read', sub: 'integrador' })
   const send = async (headers: object, method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: object, extra: object = {}): Promise<LightMyRequestResponse> =>
     await app.inject({ method, url, headers: { ...headers, ...extra }, ...(payload !== undefined && { payload }) })

@@ -1,9 +1,7 @@
 import t from 'tap'
 import { createHmac } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { build, mintToken, TEST_JWT_SECRET } from '../../helper.js'
-
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
+import { ALL_SCOPES, build, buildServing, mintToken, TEST_JWT_SECRET } from '../../helper.js'
 
 /** An HS256 token over exactly this payload text (claims a JWT library would not write: `1e400`, no `sub`). */
 function signedPayload (payload: string): string {
@@ -15,14 +13,10 @@ function signedPayload (payload: string): string {
 const inFiveMinutes = () => Math.floor(Date.now() / 1000) + 300
 
 function claims (extra: Record<string, unknown>): string {
-  return signedPayload(JSON.stringify({ scope: ALL, exp: inFiveMinutes(), ...extra }))
+  return signedPayload(JSON.stringify({ scope: ALL_SCOPES, exp: inFiveMinutes(), ...extra }))
 }
 
-async function ready (t: Parameters<typeof build>[0], env: Record<string, string> = {}): Promise<FastifyInstance> {
-  const app = await build(t, { env })
-  await app.health.lifecycle.reached('serving')
-  return app
-}
+const ready = async (t: Parameters<typeof build>[0], env: Record<string, string> = {}): Promise<FastifyInstance> => (await buildServing(t, { env })).app
 
 const createVaga = (app: FastifyInstance, token: string, key: string) => app.inject({
   method: 'POST', url: '/api/v1/vagas', headers: { authorization: `Bearer ${token}`, 'idempotency-key': key }, payload: { titulo: 'Mesma' }
@@ -38,7 +32,7 @@ async function actorsOfAction (app: FastifyInstance, token: string, vagaId: stri
 
 t.test('a token that names neither a subject nor a client is refused with 401 invalid_token and acts on nothing', async t => {
   const app = await ready(t)
-  const admin = await mintToken({ scope: ALL })
+  const admin = await mintToken({ scope: ALL_SCOPES })
   for (const [name, token] of [['no sub, no client_id', claims({})], ['empty sub', claims({ sub: '' })], ['sub that is not text', claims({ sub: 42 })]] as const) {
     const res = await createVaga(app, token, 'chave-anonima')
     t.equal(res.statusCode, 401, name)
@@ -84,7 +78,7 @@ t.test('the same subject from two issuers is two callers; the issuer is named un
 
 t.test('two Authorization headers answer 400 invalid_request, whichever comes first', async t => {
   const app = await ready(t)
-  const good = `Bearer ${await mintToken({ scope: ALL })}`
+  const good = `Bearer ${await mintToken({ scope: ALL_SCOPES })}`
   for (const authorization of [[good, good], [good, 'Basic YTpi'], ['Basic YTpi', good]]) {
     const res = await app.inject({ url: '/api/v1/vagas', headers: { authorization: authorization as unknown as string } })
     t.equal(res.statusCode, 400, authorization.map(value => value.slice(0, 6)).join(' + '))
@@ -100,17 +94,17 @@ t.test('exp or nbf that is not a finite integer is refused with 401 invalid_toke
   const exp = inFiveMinutes()
   const now = exp - 300
   const cases: Array<[string, string]> = [
-    ['exp 1e400', `{"sub":"alice","scope":"${ALL}","exp":1e400}`],
-    ['exp with a fraction', `{"sub":"alice","scope":"${ALL}","exp":${exp}.5}`],
-    ['nbf -1e400', `{"sub":"alice","scope":"${ALL}","exp":${exp},"nbf":-1e400}`],
-    ['nbf with a fraction', `{"sub":"alice","scope":"${ALL}","exp":${exp},"nbf":${now - 60}.25}`],
-    ['exp beyond safe integers', `{"sub":"alice","scope":"${ALL}","exp":9007199254740993}`]
+    ['exp 1e400', `{"sub":"alice","scope":"${ALL_SCOPES}","exp":1e400}`],
+    ['exp with a fraction', `{"sub":"alice","scope":"${ALL_SCOPES}","exp":${exp}.5}`],
+    ['nbf -1e400', `{"sub":"alice","scope":"${ALL_SCOPES}","exp":${exp},"nbf":-1e400}`],
+    ['nbf with a fraction', `{"sub":"alice","scope":"${ALL_SCOPES}","exp":${exp},"nbf":${now - 60}.25}`],
+    ['exp beyond safe integers', `{"sub":"alice","scope":"${ALL_SCOPES}","exp":9007199254740993}`]
   ]
   for (const [name, payload] of cases) {
     const res = await app.inject({ url: '/api/v1/vagas', headers: { authorization: `Bearer ${signedPayload(payload)}` } })
     t.equal(res.statusCode, 401, name)
     t.match(res.headers['www-authenticate'], /error="invalid_token"/, name)
   }
-  const fine = `{"sub":"alice","scope":"${ALL}","exp":${exp},"nbf":${now - 60}}`
+  const fine = `{"sub":"alice","scope":"${ALL_SCOPES}","exp":${exp},"nbf":${now - 60}}`
   t.equal((await app.inject({ url: '/api/v1/vagas', headers: { authorization: `Bearer ${signedPayload(fine)}` } })).statusCode, 200, 'integer times pass')
 })

@@ -5,18 +5,16 @@
 // events and reads them back through every version that serves the feed.
 import t from 'tap'
 import { sql } from 'kysely'
-import { bearer, build } from '../../helper.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.js'
 import { eventoVersions } from '../../../src/representations/evento-versions.js'
 import { servedVersions } from '../../../src/versioning/profiles.js'
-
-const WRITE = 'vagas:read vagas:write candidatos:read candidatos:write'
 
 const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
 
 t.test('events stored before a field existed are served by every version of the feed', async t => {
   const app = await build(t)
   await app.health.lifecycle.reached('serving')
-  const writer = await bearer({ scope: WRITE })
+  const writer = await bearer({ scope: ALL_SCOPES })
   const reader = await bearer({ scope: 'eventos:read' })
   const post = async (url: string, payload?: object) => {
     const res = await app.inject({ method: 'POST', url, headers: writer, ...(payload !== undefined && { payload }) })

@@ -1,15 +1,8 @@
 import t from 'tap'
-import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../../helper.js'
+import { ALL_SCOPES, bearer, build, buildServing } from '../../helper.js'
 import { encodeCursor } from '../../../src/http/resources/collection-query.js'
 
-const ALL = 'vagas:read vagas:write candidatos:read candidatos:write'
-
-async function ready (t: Parameters<typeof build>[0]): Promise<{ app: FastifyInstance, auth: Record<string, string> }> {
-  const app = await build(t)
-  await app.health.lifecycle.reached('serving')
-  return { app, auth: await bearer({ scope: ALL, sub: 'recrutadora-1' }) }
-}
+const ready = async (t: Parameters<typeof build>[0]) => await buildServing(t)
 
 t.test('create, read, conditional read, replace, patch, delete', async t => {
   const { app, auth } = await ready(t)
@@ -234,7 +227,7 @@ t.test('Idempotency-Key: a retry answers the first result; another body with the
   const other = await send({ titulo: 'Outra' })
   t.equal(other.statusCode, 422)
   t.match(other.json(), { code: 'IdempotencyKeyReused' })
-  const anotherCaller = await send({ titulo: 'Única', descricao: 'a' }, 'chave-1', await bearer({ scope: ALL, sub: 'recrutadora-2' }))
+  const anotherCaller = await send({ titulo: 'Única', descricao: 'a' }, 'chave-1', await bearer({ scope: ALL_SCOPES, sub: 'recrutadora-2' }))
   t.equal(anotherCaller.statusCode, 201)
   t.not(anotherCaller.json().id, first.json().id, 'keys belong to their caller')
   t.equal((await app.inject({ url: '/api/v1/vagas', headers: auth })).json().total, 2)
@@ -263,7 +256,7 @@ t.test('a forged cursor with a timestamp the database cannot hold answers 400 In
 t.test('a token whose subject holds a NUL is refused with 401 before anything is stored', async t => {
   const { app, auth } = await ready(t)
   // The subject becomes the owner of the Idempotency-Key; PostgreSQL cannot store a NUL in text.
-  const nul = await bearer({ scope: ALL, sub: 'recrutadora\u0000-1' })
+  const nul = await bearer({ scope: ALL_SCOPES, sub: 'recrutadora\u0000-1' })
   const res = await app.inject({ method: 'POST', url: '/api/v2/vagas', headers: { ...nul, 'idempotency-key': 'chave-nul' }, payload: { titulo: 'Com NUL' } })
   t.equal(res.statusCode, 401)
   t.match(res.json(), { code: 'InvalidToken' })
@@ -299,7 +292,7 @@ t.test('a vaga with candidatos cannot be deleted; nested candidatos list', async
 
 t.test('while the database is unreachable since start the routes answer 503 Starting at once', async t => {
   const app = await build(t, { env: { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' } })
-  const auth = await bearer({ scope: ALL })
+  const auth = await bearer({ scope: ALL_SCOPES })
   const res = await app.inject({ url: '/api/v1/vagas', headers: auth })
   t.equal(res.statusCode, 503)
   t.match(res.json(), { code: 'Starting' })

@@ -1,7 +1,7 @@
 // Webhook subscriptions: the secret shown once, rotation, scopes, and targets that are refused.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../../helper.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.js'
 import { freshPostgresDatabase } from '../../support/services.js'
 
 const SCOPE = 'webhooks:write eventos:read'
@@ -51,7 +51,7 @@ t.test('create, read, change, rotate, remove', async t => {
 t.test('webhooks:write is needed, even to read; only version 2 serves them', async t => {
   const service = await app(t)
   t.equal((await service.inject({ url: '/api/v2/webhooks' })).statusCode, 401)
-  const reader = await bearer({ scope: 'vagas:read vagas:write candidatos:read candidatos:write' })
+  const reader = await bearer({ scope: ALL_SCOPES })
   const denied = await service.inject({ url: '/api/v2/webhooks', headers: reader })
   t.match(denied.json(), { status: 403, code: 'InsufficientScope' })
   const created = await service.inject({ method: 'POST', url: '/api/v2/webhooks', headers: reader, payload: { url: 'https://example.com/hook' } })
