@@ -7,7 +7,7 @@ import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { isUniqueViolation } from './errors.js'
 import { compiledShapes, compiledStatement, type Param } from './compiled-shapes.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
-import { CANDIDATO_COLUMNS, type CandidatoRow, type Schema } from './schema.js'
+import { CANDIDATO_COLUMNS, nullRow, type CandidatoRow, type Schema } from './schema.js'
 import { actionEventType } from '../domain/events.js'
 import { appendEvents, type NewEvent } from './event-log.js'
 import { inTransaction } from './in-transaction.js'
@@ -130,9 +130,8 @@ function recordOnly (candidato: CandidatoRecord): CandidatoRecord {
   return record
 }
 
-const nullRow = (columns: readonly string[]) => Object.fromEntries(columns.map(column => [column, null]))
-const EMPTY_RECORD = recordOf(nullRow(CANDIDATO_COLUMNS) as unknown as CandidatoRow, null)
-const EMPTY_SUMMARY = summaryOf(nullRow(['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']) as unknown as SummaryColumns)
+const EMPTY_RECORD = recordOf(nullRow<CandidatoRow>(CANDIDATO_COLUMNS), null)
+const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']))
 
 /**
  * A candidato an event stored (candidatoEvent), as the current code knows it: an event written

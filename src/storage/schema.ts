@@ -119,6 +119,13 @@ export const VAGA_COLUMNS = ['id', 'titulo', 'descricao', 'status', 'criado_em',
 export const CANDIDATO_COLUMNS = ['id', 'nome', 'email', 'status', 'vaga_id', 'transferido_de', 'criado_em', 'atualizado_em', 'versao'] as const
 /** A candidato as statements return it: its columns but the comparison key. */
 export type CandidatoRow = Pick<Selectable<CandidatosTable>, typeof CANDIDATO_COLUMNS[number]>
+/**
+ * A row of these columns, every one null: the record built from it has every current field, null,
+ * which is what an event stored before a field existed reads for it (eventos-repository.ts).
+ */
+export function nullRow<Row> (columns: readonly string[]): Row {
+  return Object.fromEntries(columns.map(column => [column, null])) as Row
+}
 export const IDEMPOTENCY_KEY_COLUMNS = ['scope', 'key', 'fingerprint', 'status_code', 'headers', 'body', 'created_at'] as const
 export const WEBHOOK_COLUMNS = ['id', 'url', 'tipos', 'ativo', 'criado_por', 'escopos', 'desde_evento', 'falhando_desde', 'desativado_em', 'criado_em', 'atualizado_em'] as const
 export const WEBHOOK_ATTEMPT_COLUMNS = ['id', 'evento_id', 'mensagem_id', 'numero', 'em', 'duracao_ms', 'codigo', 'resultado', 'erro'] as const

@@ -4,7 +4,7 @@ import type { IsoTimestamp } from '../domain/iso-timestamp.js'
 import { isForeignKeyViolation } from './errors.js'
 import { compiledShapes, compiledStatement, type Param } from './compiled-shapes.js'
 import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf, type ListRequest, type ListResult, type SortColumn } from './listing.js'
-import { VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
+import { nullRow, VAGA_COLUMNS, type Schema, type VagasTable } from './schema.js'
 import { appendEvents, type NewEvent } from './event-log.js'
 import { inTransaction } from './in-transaction.js'
 import type { Precondition, WriteOutcome } from './conditional-write.js'
@@ -46,7 +46,7 @@ function toRecord (row: Selectable<VagasTable>): VagaRecord {
   }
 }
 
-const EMPTY_RECORD = toRecord(Object.fromEntries(VAGA_COLUMNS.map(column => [column, null])) as unknown as Selectable<VagasTable>)
+const EMPTY_RECORD = toRecord(nullRow<Selectable<VagasTable>>(VAGA_COLUMNS))
 
 /** A vaga an event stored (vagaEvent), as the current code knows it: a field the event was written without reads as null. */
 export function storedVaga (data: object): VagaRecord {
