@@ -12,9 +12,14 @@
 // Within the services, src/versioning stands on src/http alone and src/webhooks never uses src/http.
 const OURS = '^(src|plugins|routes)/'
 
+/** A rule that fails lint on any import from `from` to `to` (dependency-cruiser's own conditions). */
+function forbid (name, comment, from, to) {
+  return { name, comment, severity: 'error', from, to }
+}
+
 /** A rule that `from` may import nothing of ours beyond `allowed`. */
 function only (name, comment, from, allowed) {
-  return { name, comment, severity: 'error', from: { path: from }, to: { path: OURS, pathNot: allowed } }
+  return forbid(name, comment, { path: from }, { path: OURS, pathNot: allowed })
 }
 
 module.exports = {
@@ -29,62 +34,30 @@ module.exports = {
       '^src/http/', '^src/(http|representations|storage|domain)/'),
     only('versioning-on-http-only', 'src/versioning stands on src/http alone: the profiles it declares are read by the representations, never the other way.',
       '^src/versioning/', '^src/(versioning|http)/'),
-    {
-      name: 'domain-without-packages',
-      comment: 'src/domain is plain TypeScript: no package at all, Node\'s own modules aside.',
-      severity: 'error',
-      from: { path: '^src/domain/' },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] }
-    },
-    {
-      name: 'storage-without-http-packages',
-      comment: 'src/storage knows nothing of HTTP: no Fastify, no HTTP client.',
-      severity: 'error',
-      from: { path: '^src/storage/' },
-      to: { path: '(^|/)node_modules/(fastify|@fastify/|fastify-plugin|undici|find-my-way|light-my-request)' }
-    },
-    {
-      name: 'webhooks-without-http',
-      comment: 'Deliveries render the shared representations, never the API\'s HTTP answers.',
-      severity: 'error',
-      from: { path: '^src/webhooks/' },
-      to: { path: '^src/http/' }
-    },
-    {
-      name: 'src-below-plugins-and-routes',
-      comment: 'src/ is used by plugins and routes; only the entry points load them (by autoload, not by import).',
-      severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(server|service-process|app)\\.ts$|^src/cli/' },
-      to: { path: '^(plugins|routes)/' }
-    },
-    {
-      name: 'plugins-import-no-route',
-      comment: 'A plugin never imports a route file: what two listeners serve lives in src/.',
-      severity: 'error',
-      from: { path: '^plugins/' },
-      to: { path: '^routes/' }
-    },
-    {
-      name: 'routes-import-no-plugin',
-      comment: 'Routes use the plugins\' decorators, never the plugins\' modules.',
-      severity: 'error',
-      from: { path: '^routes/' },
-      to: { path: '^plugins/' }
-    },
-    {
-      name: 'entry-points-on-top',
-      comment: 'Nothing imports the entry points, except for their types (the options an app is built with).',
-      severity: 'error',
-      from: { path: OURS, pathNot: '^src/(server|service-process)\\.ts$|^src/cli/' },
-      to: { path: '^src/(server|service-process|app)\\.ts$|^src/cli/', dependencyTypesNot: ['type-only'] }
-    },
-    {
-      name: 'no-circular',
-      comment: 'No module reaches itself through its imports; imports of types alone are left out (they are erased).',
-      severity: 'error',
-      from: { path: OURS },
-      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } }
-    }
+    forbid('domain-without-packages', 'src/domain is plain TypeScript: no package at all, Node\'s own modules aside.',
+      { path: '^src/domain/' },
+      { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-no-pkg', 'npm-unknown'] }),
+    forbid('storage-without-http-packages', 'src/storage knows nothing of HTTP: no Fastify, no HTTP client.',
+      { path: '^src/storage/' },
+      { path: '(^|/)node_modules/(fastify|@fastify/|fastify-plugin|undici|find-my-way|light-my-request)' }),
+    forbid('webhooks-without-http', 'Deliveries render the shared representations, never the API\'s HTTP answers.',
+      { path: '^src/webhooks/' },
+      { path: '^src/http/' }),
+    forbid('src-below-plugins-and-routes', 'src/ is used by plugins and routes; only the entry points load them (by autoload, not by import).',
+      { path: '^src/', pathNot: '^src/(server|service-process|app)\\.ts$|^src/cli/' },
+      { path: '^(plugins|routes)/' }),
+    forbid('plugins-import-no-route', 'A plugin never imports a route file: what two listeners serve lives in src/.',
+      { path: '^plugins/' },
+      { path: '^routes/' }),
+    forbid('routes-import-no-plugin', 'Routes use the plugins\' decorators, never the plugins\' modules.',
+      { path: '^routes/' },
+      { path: '^plugins/' }),
+    forbid('entry-points-on-top', 'Nothing imports the entry points, except for their types (the options an app is built with).',
+      { path: OURS, pathNot: '^src/(server|service-process)\\.ts$|^src/cli/' },
+      { path: '^src/(server|service-process|app)\\.ts$|^src/cli/', dependencyTypesNot: ['type-only'] }),
+    forbid('no-circular', 'No module reaches itself through its imports; imports of types alone are left out (they are erased).',
+      { path: OURS },
+      { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } })
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
