@@ -56,9 +56,11 @@ t.test('a write that fails for good (a full disk) stops the logging, not the pro
   const script = join(t.testdir(), 'full-disk.ts')
   writeFileSync(script, `import pino from 'pino'
 import { logDestination } from ${JSON.stringify(join(import.meta.dirname, '../../src/logging/stdout-destination.ts'))}
-const log = pino(logDestination())
+const destination = logDestination()
+const log = pino(destination)
+// Once the failed write is reported (the destination's own listener runs first), log again and exit.
+destination.once('error', () => setImmediate(() => { log.info('after the failure'); process.stderr.write('still serving\\n'); process.exit(0) }))
 for (let i = 0; i < 5; i++) log.info({ i }, 'line')
-setTimeout(() => { log.info('after the failure'); process.stderr.write('still serving\\n'); process.exit(0) }, 200)
 `)
   const child = spawn(process.execPath, ['--import=tsx', script], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] })
   let stderr = ''
