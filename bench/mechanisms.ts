@@ -34,6 +34,13 @@ const MECHANISMS: Mechanism[] = [
     without: { patch: { file: 'src/http/resources/collection.js', find: 'return reply.type(JSON_TYPE).send(JSON.stringify({ items: items.map(item => toBody(item, href)), ...page }));', replace: 'return { items: items.map(item => toBody(item, href)), ...page };' } }
   },
   {
+    name: 'reads by id coalesced',
+    where: 'src/storage/coalesced-reads.ts',
+    targets: ['candidato-read-v1', 'candidato-read-v2', 'mixed'],
+    // Each read sends its own statement.
+    without: { patch: { file: 'src/storage/coalesced-reads.js', find: 'return async (id) => await loader.load(id);', replace: 'return async (id) => (await loadByIds([id]))[0];' } }
+  },
+  {
     name: 'named prepared statements',
     where: 'src/storage/prepared-statements.ts',
     targets: ['candidato-read-v1', 'candidatos-list-v1'],

@@ -11,6 +11,7 @@ import { CANDIDATO_COLUMNS, nullRow, type CandidatoRow, type Schema } from './sc
 import { actionEventType } from '../domain/events.js'
 import { appendEvents, type NewEvent } from './event-log.js'
 import { inTransaction } from './in-transaction.js'
+import { coalescedById } from './coalesced-reads.js'
 import type { Precondition, WriteOutcome } from './conditional-write.js'
 
 export interface VagaSummary {
@@ -252,11 +253,10 @@ async function duplicateEmailAware<T> (work: () => Promise<T>): Promise<T> {
 }
 
 export function createCandidatosRepository (db: Kysely<Schema>) {
-  const detailById = compiledStatement<DetailRow>(param => detailQuery(db).where('c.id', '=', param<string>('id')))
-  const findDetail = async (executor: Executor, id: string): Promise<CandidatoDetail | undefined> => {
-    const row = (await executor.executeQuery(detailById({ id }))).rows[0]
-    return row === undefined ? undefined : toDetail(row)
-  }
+  const detailsByIds = compiledStatement<DetailRow>(param => detailQuery(db).where(sql<boolean>`c.id = any(${param<string[]>('ids')})`))
+  const findDetails = async (executor: Executor, ids: readonly string[]): Promise<CandidatoDetail[]> =>
+    (await executor.executeQuery(detailsByIds({ ids }))).rows.map(toDetail)
+  const findDetail = async (executor: Executor, id: string): Promise<CandidatoDetail | undefined> => (await findDetails(executor, [id]))[0]
   const statements = writeStatements(db)
   /** The candidato with its history, its row locked until the transaction ends. */
   const lockDetail = async (trx: Transaction<Schema>, id: string): Promise<CandidatoDetail | undefined> => {
@@ -283,7 +283,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const counts = compiledShapes<{ count: number }>()
 
   return {
-    findById: async (id: string): Promise<CandidatoDetail | undefined> => await findDetail(db, id),
+    findById: coalescedById(async ids => await findDetails(db, ids)),
 
     async list (request: ListRequest<CandidatoSortField, CandidatoFilter>): Promise<ListResult<CandidatoRecord>> {
       const { status, vagaId, q, changedAfter } = request.filter
