@@ -27,13 +27,6 @@ interface Mechanism {
 
 const MECHANISMS: Mechanism[] = [
   {
-    name: 'pages written by JSON.stringify',
-    where: 'src/http/resources/collection.ts',
-    targets: ['candidatos-list-v2'],
-    // Pages serialized by the route's response schema (fast-json-stringify).
-    without: { patch: { file: 'src/http/resources/collection.js', find: 'return reply.type(JSON_TYPE).send(JSON.stringify({ items: items.map(item => toBody(item, href)), ...page }));', replace: 'return { items: items.map(item => toBody(item, href)), ...page };' } }
-  },
-  {
     name: 'reads by id coalesced',
     where: 'src/storage/coalesced-reads.ts',
     targets: ['candidato-read-v1', 'candidato-read-v2', 'mixed'],

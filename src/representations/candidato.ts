@@ -89,8 +89,6 @@ function historico (candidato: CandidatoRecord | CandidatoDetail) {
   return { historico: candidato.historico }
 }
 
-// Fields in the order of the version's schema: a list writes items with JSON.stringify (collection.ts).
-
 export function candidatoV1 (candidato: CandidatoRecord | CandidatoDetail, href: (path: string) => string): CandidatoV1Body {
   return {
     id: candidato.id,

@@ -55,7 +55,6 @@ export function vagaLinks (vaga: Pick<VagaRecord, 'id'>, href: (path: string) =>
   ]
 }
 
-/** Fields in VagaSchema's order: a list writes items with JSON.stringify (collection.ts). */
 export function vagaRepresentation (vaga: VagaRecord, href: (path: string) => string): VagaBody {
   return {
     id: vaga.id,

@@ -46,7 +46,7 @@ export const AttemptSchema = Type.Object({
   erro: Type.Union([StringEnum(ATTEMPT_ERRORS), Type.Null()], { description: 'Why it failed: no answer in time, no connection, a target that is not public, a redirect, or another status than 2xx' })
 }, { description: 'One delivery attempt' })
 
-/** The subscription as WebhookSchema shows it, its fields in the schema's order (lists are written by JSON.stringify). */
+/** The subscription as WebhookSchema shows it. */
 export function webhookRepresentation (webhook: WebhookRecord, href: (path: string) => string) {
   const self = href(webhookPath(webhook.id))
   return {

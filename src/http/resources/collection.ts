@@ -130,15 +130,9 @@ function validated (reply: FastifyReply, etag: string): boolean {
   return ifNoneMatchHits(reply.request.headers['if-none-match'], etag)
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8'
-
-/**
- * The page's body, written by JSON.stringify rather than the route's schema serializer: its fields
- * are in the order of pageSchemaV1 or pageSchemaV2 (by whether it has a total), and pages are where
- * the serializer costs most (docs/benchmarks.md, "Costs behind the code").
- */
-function pageBody<T> (reply: FastifyReply, items: T[], toBody: ItemRepresentation<T>, href: (path: string) => string, page: { total?: number, offset?: number, limit: number, links: Link[] }) {
-  return reply.type(JSON_TYPE).send(JSON.stringify({ items: items.map(item => toBody(item, href)), ...page }))
+/** The page's body, for the route's schema serializer (pageSchemaV1 or pageSchemaV2, by whether it has a total). */
+function pageBody<T> (items: T[], toBody: ItemRepresentation<T>, href: (path: string) => string, page: { total?: number, offset?: number, limit: number, links: Link[] }) {
+  return { items: items.map(item => toBody(item, href)), ...page }
 }
 
 export async function collectionPage<F extends string, Filter extends Record<string, string | undefined>, T extends { id: string }> (options: CollectionOptions<F, Filter, T>) {
@@ -157,7 +151,7 @@ export async function collectionPage<F extends string, Filter extends Record<str
     if (offset > 0) links.push({ rel: 'prev', href: link({ offset: Math.max(0, offset - limit) }), method: 'GET' })
     const total = result.total ?? 0
     if (validated(options.reply, pageEtag(options.version, result.items, options.validator, total, links))) return options.reply.code(304).send()
-    return pageBody(options.reply, result.items, options.toBody, href, { total, offset, limit, links })
+    return pageBody(result.items, options.toBody, href, { total, offset, limit, links })
   }
 
   const scope = { collection: path, sort: sortText(sort), filter: options.filter }
@@ -172,5 +166,5 @@ export async function collectionPage<F extends string, Filter extends Record<str
   const links: Link[] = [{ rel: 'self', href: link({ cursor: query.cursor }), method: 'GET' }]
   if (result.next !== undefined) links.push({ rel: 'next', href: link({ cursor: encodeCursor(result.next, scope) }), method: 'GET' })
   if (validated(options.reply, pageEtag(options.version, result.items, options.validator, undefined, links))) return options.reply.code(304).send()
-  return pageBody(options.reply, result.items, options.toBody, href, { limit, links })
+  return pageBody(result.items, options.toBody, href, { limit, links })
 }
