@@ -20,3 +20,17 @@ export async function serviceApi (scope: string): Promise<Send> {
     return (text === '' ? {} : JSON.parse(text)) as T
   }
 }
+
+export interface FeedEvent { id: number, tipo: string, sujeito: { tipo: string, id: string } }
+
+/** Every event in the feed (`eventos:read`), oldest first, read page by page as a poller follows `next`. */
+export async function feedEvents (send: Send, server: { url: string }): Promise<FeedEvent[]> {
+  const events: FeedEvent[] = []
+  for (let cursor = ''; ;) {
+    const page = await send<{ items: FeedEvent[], limit: number, links: Array<{ rel: string, href: string }> }>(server, `/eventos?limit=100${cursor}`, undefined, 'GET')
+    events.push(...page.items)
+    if (page.items.length < page.limit) return events
+    const next = new URL(page.links.find(link => link.rel === 'next')!.href, server.url)
+    cursor = `&cursor=${encodeURIComponent(next.searchParams.get('cursor')!)}`
+  }
+}

@@ -8,8 +8,8 @@ import { freshPostgresDatabase } from './services.js'
 export interface WebhookInstances {
   /** The instances asked for, each ready. */
   instances: ServerProcess[]
-  /** Starts one more on the same database and settings; resolves once it is ready. */
-  startAnother: () => Promise<ServerProcess>
+  /** Starts one more on the same database and settings, `overrides` on top; resolves once it is ready. */
+  startAnother: (overrides?: Record<string, string>) => Promise<ServerProcess>
   send: Send
   databaseUrl: string
 }
@@ -19,13 +19,13 @@ export async function webhookInstances (t: Test, count: number, settings: Record
   const databaseUrl = await freshPostgresDatabase(t)
   if (databaseUrl === undefined) return undefined
   const env = { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...settings }
-  const startAnother = async (): Promise<ServerProcess> => {
-    const instance = await startServerProcess(t, env)
+  const startAnother = async (overrides: Record<string, string> = {}): Promise<ServerProcess> => {
+    const instance = await startServerProcess(t, { ...env, ...overrides })
     await untilReady(instance.url)
     return instance
   }
   const [instances, send] = await Promise.all([
-    Promise.all(Array.from({ length: count }, startAnother)),
+    Promise.all(Array.from({ length: count }, async () => await startAnother())),
     serviceApi('vagas:write candidatos:write webhooks:write eventos:read')
   ])
   return { instances, startAnother, send, databaseUrl }
