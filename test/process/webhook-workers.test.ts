@@ -1,7 +1,7 @@
 // Delivery scaled out as worker processes: an API process queues the deliveries of 5,000 events to
 // three receivers and sends none; two workers send them, and one killed (SIGKILL) mid-run loses
 // nothing. Every event reaches every receiver, verified, each subject's in order; one comes twice only
-// when the killed worker had sent it, and the killed worker's deliveries come again within their limit.
+// after an attempt whose answer was lost, and the killed worker's deliveries come again within their limit.
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { batchLimitSeconds } from '../../src/webhooks/attempt-limit.js'
