@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
+import { sql, type Kysely, type QueryCreator, type Transaction } from 'kysely'
 import { jsonArrayFrom } from 'kysely/helpers/postgres'
 import { emailKey, type Candidato, type CandidatoFields, type CandidatoStatus } from '../domain/candidato.js'
 import { decide, needsTargetVaga, type ActionMethod, type CandidatoAction, type CandidatoState, type ActionCall, type Refusal } from '../domain/candidato-actions.js'
@@ -10,8 +10,8 @@ import { pageOf, pageQuery, pageShape, pageValues, prefixPattern, TOTAL, totalOf
 import { CANDIDATO_COLUMNS, nullRow, type CandidatoRow, type Schema } from './schema.js'
 import { actionEventType } from '../domain/events.js'
 import { appendEvents, type NewEvent } from './event-log.js'
-import { inTransaction } from './in-transaction.js'
 import { coalescedById } from './coalesced-reads.js'
+import { isoTimestampOfJson } from './timestamps.js'
 import type { Precondition, WriteOutcome } from './conditional-write.js'
 
 export interface VagaSummary {
@@ -84,11 +84,14 @@ export interface ActionRequest {
 
 type Executor = Kysely<Schema> | Transaction<Schema>
 
+/** The vaga a candidato is in, summarised, beside the candidato's own columns. */
+const VAGA_SUMMARY_COLUMNS = ['v.titulo as vaga_titulo', 'v.status as vaga_status', 'v.versao as vaga_versao', 'v.atualizado_em as vaga_atualizado_em'] as const
+
 function base (db: Executor) {
   return db.selectFrom('candidatos as c')
     .leftJoin('vagas as v', 'v.id', 'c.vaga_id')
     .select(CANDIDATO_COLUMNS.map(column => `c.${column}` as const))
-    .select(['v.titulo as vaga_titulo', 'v.status as vaga_status', 'v.versao as vaga_versao', 'v.atualizado_em as vaga_atualizado_em'])
+    .select(VAGA_SUMMARY_COLUMNS)
 }
 
 type Row = Awaited<ReturnType<ReturnType<typeof base>['executeTakeFirstOrThrow']>>
@@ -131,6 +134,17 @@ function recordOnly (candidato: CandidatoRecord): CandidatoRecord {
   return record
 }
 
+const EMPTY_ROW = nullRow<Row>([...CANDIDATO_COLUMNS, 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em'])
+
+/** A row an event's statement stored with `to_jsonb`, read as a query's row: its timestamps are in JSON's form. */
+function storedRow (stored: Partial<Row>): CandidatoRecord {
+  const row = { ...EMPTY_ROW, ...stored }
+  row.criado_em = isoTimestampOfJson(row.criado_em)
+  row.atualizado_em = isoTimestampOfJson(row.atualizado_em)
+  if (row.vaga_atualizado_em !== null) row.vaga_atualizado_em = isoTimestampOfJson(row.vaga_atualizado_em)
+  return toRecord(row)
+}
+
 const EMPTY_RECORD = recordOf(nullRow<CandidatoRow>(CANDIDATO_COLUMNS), null)
 const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']))
 
@@ -139,6 +153,7 @@ const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(['vaga_id', 'vaga_titulo
  * before a field existed lacks it, in the record or in its vaga's summary, and reads it as null.
  */
 export function storedCandidato (data: object): CandidatoRecord {
+  if ('criado_em' in data) return storedRow(data as Partial<Row>)
   const stored = data as Partial<CandidatoRecord>
   return { ...EMPTY_RECORD, ...stored, vaga: stored.vaga === undefined || stored.vaga === null ? null : { ...EMPTY_SUMMARY, ...stored.vaga } }
 }
@@ -216,30 +231,51 @@ function planAction (request: ActionRequest, current: CandidatoDetail | undefine
   }
 }
 
-/** The statements of a create and an action, each compiled once: a request only binds its values. */
+/**
+ * Writes, in the statement that changed it, the event of the candidato row the CTE `changed` holds:
+ * the row as `to_jsonb` keeps it, read back by storedCandidato.
+ */
+function eventOf (changed: string, param: Param) {
+  return <DB extends Schema>(q: QueryCreator<DB>) => q.insertInto('eventos')
+    .columns(['tipo', 'ator', 'sujeito_tipo', 'sujeito_id', 'dados'])
+    .expression(sql`select ${param<string>('tipo')}, ${param<string>('ator')}, 'candidato', id, to_jsonb(${sql.table(changed)}) from ${sql.table(changed)}`)
+}
+
+/**
+ * The statements of a create and an action, each compiled once: a request only binds its values.
+ * Each writes its change and its event in one statement: a create is a single round trip and an
+ * action one after its locks, atomic either way.
+ */
 function writeStatements (db: Kysely<Schema>) {
   return {
     lockedDetail: compiledStatement<DetailRow>(param => detailQuery(db).where('c.id', '=', param<string>('id')).forUpdate('c')),
     sharedVaga: compiledStatement(param => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', param<string>('id')).forShare()),
-    insert: compiledStatement(param => db.insertInto('candidatos')
-      .values({ nome: param<string>('nome'), email: param<string>('email'), email_chave: param<string>('chave'), status: 'cadastrado' })
-      .returning(CANDIDATO_COLUMNS)),
-    move: compiledStatement(param => db.updateTable('candidatos')
-      .set({ status: param<CandidatoStatus>('status'), vaga_id: param<string | null>('vagaId'), transferido_de: param<string | null>('transferidoDe'), atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
-      .where('id', '=', param<string>('id'))
-      .returning(['atualizado_em', 'versao'])),
-    history: compiledStatement(param => db.insertInto('candidato_acoes')
-      .values({
-        candidato_id: param<string>('id'),
-        acao: param<CandidatoAction>('acao'),
-        metodo: param<ActionMethod>('metodo'),
-        status_anterior: param<CandidatoStatus>('statusAnterior'),
-        status_novo: param<CandidatoStatus>('status'),
-        vaga_anterior_id: param<string | null>('vagaAnteriorId'),
-        vaga_id: param<string | null>('vagaId'),
-        ator: param<string>('ator')
-      })
-      .returning('em'))
+    insert: compiledStatement(param => db
+      .with('c', q => q.insertInto('candidatos')
+        .values({ nome: param<string>('nome'), email: param<string>('email'), email_chave: param<string>('chave'), status: 'cadastrado' })
+        .returning(CANDIDATO_COLUMNS))
+      .with('e', eventOf('c', param))
+      .selectFrom('c').select(CANDIDATO_COLUMNS)),
+    move: compiledStatement(param => db
+      .with('m', q => q.updateTable('candidatos')
+        .set({ status: param<CandidatoStatus>('status'), vaga_id: param<string | null>('vagaId'), transferido_de: param<string | null>('transferidoDe'), atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
+        .where('id', '=', param<string>('id'))
+        .returning(CANDIDATO_COLUMNS))
+      .with('h', q => q.insertInto('candidato_acoes')
+        .values({
+          candidato_id: param<string>('id'),
+          acao: param<CandidatoAction>('acao'),
+          metodo: param<ActionMethod>('metodo'),
+          status_anterior: param<CandidatoStatus>('statusAnterior'),
+          status_novo: param<CandidatoStatus>('status'),
+          vaga_anterior_id: param<string | null>('vagaAnteriorId'),
+          vaga_id: param<string | null>('vagaId'),
+          ator: param<string>('ator')
+        })
+        .returning('em'))
+      .with('r', q => q.selectFrom('m').leftJoin('vagas as v', 'v.id', 'm.vaga_id').selectAll('m').select(VAGA_SUMMARY_COLUMNS))
+      .with('e', eventOf('r', param))
+      .selectFrom(['r', 'h']).selectAll('r').select('h.em'))
   }
 }
 
@@ -306,12 +342,10 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
 
     /** A new candidato is `cadastrado`, in no vaga. Throws DuplicateEmailError. */
     async create (fields: CandidatoFields, actor: string): Promise<CandidatoDetail> {
-      return await duplicateEmailAware(async () => await inTransaction(db, async trx => {
-        const { rows: [row] } = await trx.executeQuery(statements.insert({ nome: fields.nome, email: fields.email, chave: emailKey(fields.email) }))
-        const record = recordOf(row!, null)
-        await appendEvents(trx, [candidatoEvent('candidato.criado', record, actor)])
-        return withHistorico(record, [])
-      }))
+      return await duplicateEmailAware(async () => {
+        const { rows: [row] } = await db.executeQuery(statements.insert({ nome: fields.nome, email: fields.email, chave: emailKey(fields.email), tipo: 'candidato.criado', ator: actor }))
+        return withHistorico(recordOf(row!, null), [])
+      })
     },
 
     /** Replaces or patches name and address, when the precondition holds. Throws DuplicateEmailError. */
@@ -356,15 +390,9 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         const plan = planAction(request, current, target)
         if (!('entry' in plan)) return plan
         const { next, entry } = plan
-        const { rows: [moved] } = await trx.executeQuery(statements.move({ id, status: next.status, vagaId: next.vagaId, transferidoDe: next.transferidoDe }))
-        const { rows: [{ em }] } = await trx.executeQuery(statements.history({ id, ...entry }))
-        // The vaga it ends up in, as already read; only a return to an earlier vaga needs reading again.
-        const vaga = next.vagaId === null ? null : next.vagaId === target?.id ? target : next.vagaId === current!.vagaId ? current!.vaga : undefined
-        const value: CandidatoDetail = vaga === undefined
-          ? (await findDetail(trx, id))!
-          : { ...current!, ...next, atualizadoEm: moved!.atualizado_em, versao: moved!.versao, vaga, historico: [...current!.historico, { ...entry, em }] }
-        await appendEvents(trx, [candidatoEvent(actionEventType({ action: entry.acao, method: entry.metodo }), value, entry.ator)])
-        return { outcome: 'ok', value }
+        const { rows: [moved] } = await trx.executeQuery(statements.move({ id, ...entry, transferidoDe: next.transferidoDe, tipo: actionEventType({ action: entry.acao, method: entry.metodo }) }))
+        const { em, ...row } = moved!
+        return { outcome: 'ok', value: withHistorico(toRecord(row), [...current!.historico, { ...entry, em }]) }
       })
     }
   }

@@ -96,6 +96,8 @@ async function everyChange (t: Test, env: Record<string, string>): Promise<void>
   const { historico: _historico, ...caioNow } = (await app.inject({ url: `/api/v2/candidatos/${c.id}`, headers: alice })).json()
   t.same(events[14]!.dados, caioNow, 'a candidato as the API writes it in 2.0, without its history')
   t.same((await all(`sujeitoId=${c.id}`)).at(-1), events[14], 'the latest of his')
+  const { historico: _doraHistorico, ...doraCreated } = d
+  t.same(events[15]!.dados, doraCreated, 'a candidato as created, as the API wrote it')
   t.match(events[12]!.dados, { status: 'inscrito', vaga: { id: b.id, titulo: 'Frontend' }, transferidoDe: a.id }, 'after the transfer')
   t.match(events[14]!.dados, { vaga: { id: b.id }, transferidoDe: null }, 'after A was removed')
   t.equal(events[13]!.dados, null, 'a removal carries no representation')
