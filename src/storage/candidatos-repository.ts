@@ -149,8 +149,9 @@ const EMPTY_RECORD = recordOf(nullRow<CandidatoRow>(CANDIDATO_COLUMNS), null)
 const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']))
 
 /**
- * A candidato an event stored (candidatoEvent), as the current code knows it: an event written
- * before a field existed lacks it, in the record or in its vaga's summary, and reads it as null.
+ * A candidato an event stored, as the current code knows it: the row of the statement that changed it
+ * (eventOf), or a record (candidatoEvent). An event written before a field existed lacks it, in the
+ * candidato or in its vaga's summary, and reads it as null.
  */
 export function storedCandidato (data: object): CandidatoRecord {
   if ('criado_em' in data) return storedRow(data as Partial<Row>)
@@ -242,9 +243,9 @@ function eventOf (changed: string, param: Param) {
 }
 
 /**
- * The statements of a create and an action, each compiled once: a request only binds its values.
- * Each writes its change and its event in one statement: a create is a single round trip and an
- * action one after its locks, atomic either way.
+ * The statements of a candidato's writes, each compiled once: a request only binds its values. Each
+ * writes its change and its event in one statement: a create is a single round trip, a change or
+ * an action one after its locks.
  */
 function writeStatements (db: Kysely<Schema>) {
   return {
@@ -275,7 +276,22 @@ function writeStatements (db: Kysely<Schema>) {
         .returning('em'))
       .with('r', q => q.selectFrom('m').leftJoin('vagas as v', 'v.id', 'm.vaga_id').selectAll('m').select(VAGA_SUMMARY_COLUMNS))
       .with('e', eventOf('r', param))
-      .selectFrom(['r', 'h']).selectAll('r').select('h.em'))
+      .selectFrom(['r', 'h']).selectAll('r').select('h.em')),
+    // A field the request leaves out (null) keeps its value: the columns are not null.
+    change: compiledStatement(param => db
+      .with('u', q => q.updateTable('candidatos')
+        .set({
+          nome: sql<string>`coalesce(${param<string | null>('nome')}, nome)`,
+          email: sql<string>`coalesce(${param<string | null>('email')}, email)`,
+          email_chave: sql<string>`coalesce(${param<string | null>('chave')}, email_chave)`,
+          atualizado_em: sql<Date>`now()`,
+          versao: sql<number>`versao + 1`
+        })
+        .where('id', '=', param<string>('id'))
+        .returning(CANDIDATO_COLUMNS))
+      .with('r', q => q.selectFrom('u').leftJoin('vagas as v', 'v.id', 'u.vaga_id').selectAll('u').select(VAGA_SUMMARY_COLUMNS))
+      .with('e', eventOf('r', param))
+      .selectFrom('r').selectAll())
   }
 }
 
@@ -292,7 +308,6 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
   const detailsByIds = compiledStatement<DetailRow>(param => detailQuery(db).where(sql<boolean>`c.id = any(${param<string[]>('ids')})`))
   const findDetails = async (executor: Executor, ids: readonly string[]): Promise<CandidatoDetail[]> =>
     (await executor.executeQuery(detailsByIds({ ids }))).rows.map(toDetail)
-  const findDetail = async (executor: Executor, id: string): Promise<CandidatoDetail | undefined> => (await findDetails(executor, [id]))[0]
   const statements = writeStatements(db)
   /** The candidato with its history, its row locked until the transaction ends. */
   const lockDetail = async (trx: Transaction<Schema>, id: string): Promise<CandidatoDetail | undefined> => {
@@ -354,13 +369,9 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         const current = await lockDetail(trx, id)
         if (current === undefined) return { outcome: 'not-found' }
         if (precondition !== undefined && !precondition(current)) return { outcome: 'precondition-failed' }
-        await trx.updateTable('candidatos')
-          .set({ ...changes, ...(changes.email === undefined ? {} : { email_chave: emailKey(changes.email) }), atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
-          .where('id', '=', id)
-          .execute()
-        const value = (await findDetail(trx, id))!
-        await appendEvents(trx, [candidatoEvent('candidato.alterado', value, actor)])
-        return { outcome: 'ok', value }
+        const { nome = null, email = null } = changes
+        const { rows: [row] } = await trx.executeQuery(statements.change({ id, nome, email, chave: email === null ? null : emailKey(email), tipo: 'candidato.alterado', ator: actor }))
+        return { outcome: 'ok', value: withHistorico(toRecord(row!), current.historico) }
       }))
     },
 

@@ -1,5 +1,6 @@
-// The one place the feed's order is decided: every write path of the repositories ends its
-// transaction with appendEvents, and every read of the feed starts with numberCommittedEvents.
+// The one place the feed's order is decided: every write path of the repositories adds its events
+// in its transaction (with appendEvents, or in the statement of its change: candidatos-repository.ts),
+// and every read of the feed starts with numberCommittedEvents.
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { SubjectKind } from '../domain/events.js'
 import { inTransaction } from './in-transaction.js'
