@@ -134,7 +134,8 @@ function recordOnly (candidato: CandidatoRecord): CandidatoRecord {
   return record
 }
 
-const EMPTY_ROW = nullRow<Row>([...CANDIDATO_COLUMNS, 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em'])
+const SUMMARY_COLUMNS = ['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']
+const EMPTY_ROW = nullRow<Row>([...CANDIDATO_COLUMNS, ...SUMMARY_COLUMNS])
 
 /** A row an event's statement stored with `to_jsonb`, read as a query's row: its timestamps are in JSON's form. */
 function storedRow (stored: Partial<Row>): CandidatoRecord {
@@ -146,7 +147,7 @@ function storedRow (stored: Partial<Row>): CandidatoRecord {
 }
 
 const EMPTY_RECORD = recordOf(nullRow<CandidatoRow>(CANDIDATO_COLUMNS), null)
-const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']))
+const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(SUMMARY_COLUMNS))
 
 /**
  * A candidato an event stored, as the current code knows it: the row of the statement that changed it
