@@ -37,6 +37,8 @@ interface Received { body: string, headers: Record<string, string>, arrivedAt: n
 interface Inbox { verifier: Webhook, received: Received[], first: Map<number, number>, repeated: number, unverified: number }
 
 const count = Number(process.argv[2] ?? 10)
+// Where bench/bare-sender.ts posts: answered, neither verified nor counted.
+const barePath = process.argv[3]
 const inboxes = new Map<string, Inbox>()
 // Deliveries to a path no subscription was made with.
 let strays = 0
@@ -50,6 +52,7 @@ function receive (request: IncomingMessage, response: ServerResponse): void {
     // The wall clock, as the event's `em` is (the same machine's clock, through PostgreSQL).
     const arrivedAt = performance.timeOrigin + performance.now()
     response.writeHead(204).end()
+    if (request.url === barePath) return
     const inbox = inboxes.get(request.url ?? '')
     if (inbox === undefined) strays++
     else inbox.received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: request.headers as Record<string, string>, arrivedAt })

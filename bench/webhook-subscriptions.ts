@@ -2,18 +2,21 @@
 // (bench/webhook-receivers.ts) on the load generator's core, subscribes each to a service through
 // its API, reads back when each event arrived, and reads and resets what the deliveries left in the
 // database between runs.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import pg from 'pg'
 import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from '../src/webhooks/queue-names.js'
 import { command, root, type Pinning, type Server } from './harness.js'
 import type { Arrivals, ReceiversMessage, ReceiversRequest } from './webhook-receivers.js'
 
+/** The receivers' path for bench/bare-sender.ts: answered like a subscription's, neither verified nor counted. */
+export const BARE_PATH = '/bare'
+
 export class Receivers {
   private constructor (private readonly child: ChildProcess, readonly origins: string[]) {}
 
   static async start (pinning: Pinning, count: number): Promise<Receivers> {
-    const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, 'bench/webhook-receivers.ts'), String(count)])
+    const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, 'bench/webhook-receivers.ts'), String(count), BARE_PATH])
     const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
     const message = await answer(child)
     if (message.type !== 'listening') throw new Error(`the receivers said ${message.type} before listening`)
@@ -39,6 +42,17 @@ export class Receivers {
 
   async take (paths: string[]): Promise<Arrivals> {
     return (await this.ask({ type: 'take', paths })).arrivals
+  }
+
+  /**
+   * Moves the receivers, every thread of theirs, to the cores of a pinning prefix (`taskset -c <list>`):
+   * to the idle API's core while workers work a backlog alone on theirs. Unpinned, they stay where they are.
+   */
+  moveTo (prefix: string[]): void {
+    const cores = prefix.at(-1)
+    if (prefix[0] !== 'taskset' || cores === undefined || this.child.pid === undefined) return
+    const moved = spawnSync('taskset', ['-a', '-p', '-c', cores, String(this.child.pid)])
+    if (moved.status !== 0) throw new Error(`taskset could not move the receivers: ${moved.stderr.toString()}`)
   }
 
   close (): void {

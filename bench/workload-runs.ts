@@ -102,11 +102,16 @@ export class WorkloadBench {
     }
   }
 
-  /** The built service (or `entry`, a copy of it), as the image runs it unless `nodeFlags` says otherwise. */
-  async startService (name: string, options: { entry?: string, nodeFlags?: readonly string[], env?: Record<string, string> } = {}): Promise<Server> {
+  /**
+   * The built service (or `entry`, a copy of it), as the image runs it unless `nodeFlags` says
+   * otherwise, on the servers' core, or on the load generator's with `onLoadCore` (a delivery worker
+   * beside an API process).
+   */
+  async startService (name: string, options: { entry?: string, nodeFlags?: readonly string[], env?: Record<string, string>, onLoadCore?: boolean } = {}): Promise<Server> {
     const args = [...options.nodeFlags ?? SHIPPED_NODE_FLAGS, options.entry ?? 'dist/src/server.js']
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1', ...this.serviceEnv, LOG_LEVEL: 'info', DATA_DIR: join(this.scratch, 'data') }
-    const service = await startServer(name, this.pinning, args, { ...env, PORT: String(await freePort()), ...options.env })
+    const pinning = options.onLoadCore === true ? { ...this.pinning, server: this.pinning.load } : this.pinning
+    const service = await startServer(name, pinning, args, { ...env, PORT: String(await freePort()), ...options.env })
     this.servers.push(service)
     await waitFor(service.baseUrl, '/health/ready', 200, 60_000, service.child)
     return service

@@ -1,31 +1,35 @@
 // The webhooks section of `npm run bench:workload`: what delivering every event to 10 subscriptions
-// costs the actions, and how long an event takes from its commit to its receivers. Two service
-// processes as the image runs them (webhook settings at their defaults, or as the JSON object in
-// BENCH_WEBHOOK_SETTINGS says, e.g. '{"WEBHOOK_CONCURRENCY":"8"}'; loopback targets allowed),
-// each on its own copy of the seeded data: one without subscriptions, one with 10, each to a receiver
-// of bench/webhook-receivers.ts. Both take `candidatar` (one event per request):
+// costs the API, how long an event takes from its commit to its receivers, and what a delivery
+// worker sends on its core. The processes run as the image runs them, by role (webhook settings at
+// their defaults, or as the JSON object in BENCH_WEBHOOK_SETTINGS says, e.g.
+// '{"WEBHOOK_WORKERS":"16"}'; loopback targets allowed), each side on its own copy of the seeded data:
+// an `api` process without subscriptions; and an `api` process with 10, each to a receiver of
+// bench/webhook-receivers.ts, beside a `worker` process on the load generator's core. Both APIs take
+// `candidatar` (one event per request):
+// - at full speed, in interleaved rounds: the API's req/s with subscriptions ÷ without, target
+//   ≥ 0.95 (the deliveries are the worker's, on another core);
 // - at a fixed offered rate of half what the one without subscriptions reached at full speed (or
-//   BENCH_WEBHOOK_OFFERED req/s), in interleaved rounds: req/s with subscriptions ÷ without, target
-//   ≥ 0.9, and each delivery's arrival at its receiver minus its event's `em`, target p99 < 2 s. `em` is when the event's transaction
-//   began, a little before its commit, so the figure errs long. An event not at every receiver
-//   BENCH_WEBHOOK_WAIT seconds after the load ended is missing, counted infinitely late;
-// - at full speed, in interleaved rounds, for the record: req/s with subscriptions ÷ without (the
-//   deliveries then take the core from the actions, which have no spare to give).
+//   BENCH_WEBHOOK_OFFERED req/s), in interleaved rounds: each delivery's arrival at its receiver
+//   minus its event's `em`, target p99 < 2 s. `em` is when the event's transaction began, a little
+//   before its commit, so the figure errs long. An event not at every receiver BENCH_WEBHOOK_WAIT
+//   seconds after the load ended is missing, counted infinitely late;
+// - at saturation, one worker and then two sharing its core (bench/workload-webhook-workers.ts).
 // After each run with subscriptions, what is still queued is dropped (bench/webhook-subscriptions.ts),
 // so no run inherits the backlog of another.
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mintToken } from '../test/helper.js'
-import { compare, fmt, medians, positiveInteger, printRows, profilingFlags, type Comparison, type Figures, type Server } from './harness.js'
+import { compare, fmt, median, medians, positiveInteger, printRows, profilingFlags, type Comparison, type Figures, type Server } from './harness.js'
 import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
 import type { LoadResult } from './load-result.js'
 import { percentile } from './open-loop.js'
 import type { Arrivals } from './webhook-receivers.js'
 import { eventMark, eventsAfter, queuedAfter, Receivers, skipBacklog, subscribe, type EventMark, type RunEvent, type Subscribed } from './webhook-subscriptions.js'
 import { interleaved, settings, unexpected, type WorkloadBench } from './workload-runs.js'
+import { measureWorkerScaling, type DrainRound, type WorkerScaling } from './workload-webhook-workers.js'
 
 const SUBSCRIPTIONS = 10
 const OPERATION = 'candidatar'
-const THROUGHPUT_TARGET = 0.9
+const THROUGHPUT_TARGET = 0.95
 const P99_TARGET_MS = 2000
 const waitSeconds = positiveInteger('BENCH_WEBHOOK_WAIT', 30)
 // A fixed offered rate instead of half of what the service without subscriptions reached (unset: that half).
@@ -57,10 +61,11 @@ export interface DeliveryFigures {
 export interface WebhooksReport {
   operation: typeof OPERATION
   subscriptions: number
-  atFullSpeed: Comparison
-  /** With subscriptions against without; the target applies to its ratio. */
-  atHalfCapacity: Comparison & { offered: number, target: number }
+  /** The API with subscriptions against without; the target applies to its ratio. */
+  atFullSpeed: Comparison & { target: number }
+  atHalfCapacity: Comparison & { offered: number }
   delivery: DeliveryFigures & { targetP99: number, waitSeconds: number, rounds: DeliveryFigures[] }
+  workers: WorkerScaling
   /** Answers other than 2xx, errors and timeouts, on either side. */
   unexpectedAnswers: number
   rounds: { without: LoadResult[], with: LoadResult[], halfWithout: LoadResult[], halfWith: LoadResult[] }
@@ -113,22 +118,36 @@ export async function measureWebhooks (bench: WorkloadBench, copyUrl: string): P
   const receivers = await Receivers.start(bench.pinning, SUBSCRIPTIONS)
   try {
     const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...JSON.parse(process.env.BENCH_WEBHOOK_SETTINGS ?? '{}') as Record<string, string> }
-    const without: Side = { name: 'without', server: await bench.startService('service, no subscriptions', { env }), databaseUrl: bench.databaseUrl }
-    // BENCH_CPU_PROFILE profiles the one with subscriptions: where the deliveries' time goes.
-    const withThem: Side = { name: 'with', server: await bench.startService(`service, ${SUBSCRIPTIONS} subscriptions`, { nodeFlags: [...SHIPPED_NODE_FLAGS, ...profilingFlags()], env: { ...env, DATABASE_URL: copyUrl } }), databaseUrl: copyUrl }
+    const api = { ...env, SERVICE_ROLE: 'api' }
+    const without: Side = { name: 'without', server: await bench.startService('api, no subscriptions', { env: api }), databaseUrl: bench.databaseUrl }
+    const withThem: Side = { name: 'with', server: await bench.startService(`api, ${SUBSCRIPTIONS} subscriptions`, { env: { ...api, DATABASE_URL: copyUrl } }), databaseUrl: copyUrl }
+    // BENCH_CPU_PROFILE profiles the first worker: where a delivery's time goes.
+    const startWorker = async (name: string, nodeFlags: readonly string[] = SHIPPED_NODE_FLAGS) =>
+      await bench.startService(name, { onLoadCore: true, nodeFlags, env: { ...env, SERVICE_ROLE: 'worker', DATABASE_URL: copyUrl } })
+    const worker = await startWorker('worker', [...SHIPPED_NODE_FLAGS, ...profilingFlags()])
     const authorization = `Bearer ${await mintToken({ sub: 'bench', scope: 'webhooks:write eventos:read', ttl: 24 * 3600 })}`
     await skipBacklog(copyUrl)
     const subscribed = await subscribe(withThem.server, authorization, receivers)
     const report = await measure(bench, receivers, subscribed, without, withThem)
+    const workers = await measureWorkerScaling(bench, receivers, subscribed, withThem.server, copyUrl, worker, startWorker, await deliveryBody(withThem.server, authorization))
+    await bench.stop(worker)
     await bench.stop(withThem.server)
     await bench.stop(without.server)
-    return report
+    return { ...report, workers }
   } finally {
     receivers.close()
   }
 }
 
-async function measure (bench: WorkloadBench, receivers: Receivers, subscribed: Subscribed, without: Side, withThem: Side): Promise<WebhooksReport> {
+/** A delivery's body as the worker sends it: the latest event, as the feed shows it, in Standard Webhooks' envelope. */
+async function deliveryBody (api: Server, authorization: string): Promise<string> {
+  const response = await fetch(`${api.baseUrl}/api/v2/eventos?limit=1`, { headers: { authorization } })
+  const { items: [event] } = await response.json() as { items: Array<{ tipo: string, em: string }> }
+  if (event === undefined) throw new Error(`GET /api/v2/eventos answered ${response.status} with no event`)
+  return JSON.stringify({ type: event.tipo, timestamp: event.em, data: event })
+}
+
+async function measure (bench: WorkloadBench, receivers: Receivers, subscribed: Subscribed, without: Side, withThem: Side): Promise<Omit<WebhooksReport, 'workers'>> {
   const rounds: Record<Side['name'], LoadResult[]> = { without: [], with: [] }
   const half: Record<Side['name'], LoadResult[]> = { without: [], with: [] }
   const deliveries: RoundDeliveries[] = []
@@ -161,8 +180,8 @@ async function measure (bench: WorkloadBench, receivers: Receivers, subscribed: 
   return {
     operation: OPERATION,
     subscriptions: SUBSCRIPTIONS,
-    atFullSpeed: compare(rounds.with, rounds.without),
-    atHalfCapacity: { ...compare(half.with, half.without), offered, target: THROUGHPUT_TARGET },
+    atFullSpeed: { ...compare(rounds.with, rounds.without), target: THROUGHPUT_TARGET },
+    atHalfCapacity: { ...compare(half.with, half.without), offered },
     delivery: { ...figuresOf(deliveries), targetP99: P99_TARGET_MS, waitSeconds, rounds: deliveries.map(round => figuresOf([round])) },
     unexpectedAnswers: unexpected(all),
     rounds: { without: rounds.without, with: rounds.with, halfWithout: half.without, halfWith: half.with }
@@ -191,11 +210,11 @@ export function printWebhooks (r: WebhooksReport): void {
     [label, side, rate, fmt(f.latencyP50, 1), fmt(f.latencyP99, 1), cpu(f), share(f), ...against]
   printRows([
     [`webhooks: ${r.operation}`, 'server', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'server CPU', 'with ÷ without req/s', 'target'],
-    row('at half capacity', 'no subscriptions', half.baseline, `${fmt(half.baseline.requestsPerSecond, 0)} of ${fmt(half.offered, 0)}`, ['', '']),
-    row('', subscriptions, half.service, `${fmt(half.service.requestsPerSecond, 0)} of ${fmt(half.offered, 0)}`,
-      [ratio(half), `${half.ratio >= half.target ? 'meets' : 'MISSES'} ≥ ${half.target.toFixed(2)}${flag}`]),
-    row('at full speed', 'no subscriptions', full.baseline, fmt(full.baseline.requestsPerSecond, 0), ['', '']),
-    row('', subscriptions, full.service, fmt(full.service.requestsPerSecond, 0), [ratio(full), 'for the record'])
+    row('at full speed', 'api, no subscriptions', full.baseline, fmt(full.baseline.requestsPerSecond, 0), ['', '']),
+    row('', `api, ${subscriptions} + worker`, full.service, fmt(full.service.requestsPerSecond, 0),
+      [ratio(full), `${full.ratio >= full.target ? 'meets' : 'MISSES'} ≥ ${full.target.toFixed(2)}${flag}`]),
+    row('at half capacity', 'api, no subscriptions', half.baseline, `${fmt(half.baseline.requestsPerSecond, 0)} of ${fmt(half.offered, 0)}`, ['', '']),
+    row('', `api, ${subscriptions} + worker`, half.service, `${fmt(half.service.requestsPerSecond, 0)} of ${fmt(half.offered, 0)}`, [ratio(half), 'for the record'])
   ])
 
   const d = r.delivery
@@ -211,4 +230,30 @@ export function printWebhooks (r: WebhooksReport): void {
   ])
   process.stdout.write(`missing: not at its receiver ${d.waitSeconds} s after the load ended (p50, p99: of every delivery due, the missing ones last); ` +
     'to queued: from the event\'s em to its delivery\'s job, over the jobs queued\n')
+  printWorkers(r.workers)
+}
+
+function printWorkers (w: WorkerScaling): void {
+  const line = (label: string, round: DrainRound, against: string[]) => [label, String(round.workers), `${fmt(round.deliveries, 0)}${round.missing > 0 ? ` (${round.missing} missing)` : ''}`,
+    fmt(round.seconds, 1), fmt(round.perSecond, 0), fmt(round.cpuMicrosPerDelivery, 1), String(round.repeated), ...against]
+  const flags = (rounds: DrainRound[]) => {
+    const wrong = rounds.reduce((sum, round) => sum + round.missing + round.repeated + round.unverified, 0)
+    return wrong === 0 ? '' : `; ${wrong} missing, repeated or not verified: MISSES`
+  }
+  const rounds = w.oneWorker.flatMap((one, i) => [
+    line(`round ${i + 1}`, one, ['', '']),
+    line('', w.twoWorkers[i]!, [w.twoOverOneRounds[i]!.toFixed(2), ''])
+  ])
+  const within = Math.abs(w.twoOverOne - 1) <= w.tolerance
+  printRows([
+    ['webhook workers at saturation', 'workers on one core', 'deliveries', 's', 'deliveries/s', 'worker CPU µs/delivery', 'repeated', 'two ÷ one', 'target'],
+    ...rounds,
+    ['median', '1', '', '', fmt(w.perSecondPerCore, 0), fmt(w.cpuMicrosPerDelivery, 1), '', '',
+      `CPU ${w.cpuMicrosPerDelivery <= w.cpuTargetMicros ? 'meets' : 'MISSES'} ≤ ${w.cpuTargetMicros} µs${flags(w.oneWorker)}`],
+    ['', '2', '', '', '', '', '', w.twoOverOne.toFixed(2),
+      `two ÷ one ${within ? 'meets' : 'MISSES'} 1 ± ${w.tolerance.toFixed(2)}${flags(w.twoWorkers)}`],
+    ['bare client, same POSTs', '', fmt(w.bare[0]?.requests ?? 0, 0), '', fmt(median(w.bare.map(run => run.perSecond)), 0), fmt(w.bareCpuMicrosPerRequest, 1), '', '',
+      `a delivery: ${w.deliveryOverBareCpu.toFixed(2)} × a bare request's CPU`]
+  ])
+  process.stdout.write('deliveries/s: from the first arrival to the last of a backlog the API queued while the workers were stopped; the receivers on the API\'s idle core\n')
 }

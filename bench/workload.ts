@@ -119,7 +119,8 @@ async function main (): Promise<number> {
     const webhooks: WebhooksReport | undefined = webhooksData === undefined ? undefined : await measureWebhooks(bench, webhooksData)
     if (webhooks !== undefined) printWebhooks(webhooks)
     writeResults('workload.json', pinning, { settings, operations: reports, ...(webhooks !== undefined && { webhooks }) })
-    const wrong = reports.reduce((sum, r) => sum + r.unexpectedAnswers, 0) + (webhooks?.unexpectedAnswers ?? 0) + (webhooks?.delivery.unverified ?? 0)
+    const wrong = reports.reduce((sum, r) => sum + r.unexpectedAnswers, 0) + (webhooks?.unexpectedAnswers ?? 0) + (webhooks?.delivery.unverified ?? 0) +
+      [...webhooks?.workers.oneWorker ?? [], ...webhooks?.workers.twoWorkers ?? []].reduce((sum, round) => sum + round.unverified, 0)
     return wrong > 0 ? 1 : 0
   } finally {
     await bench.close()
