@@ -11,7 +11,6 @@ import { CANDIDATO_COLUMNS, nullRow, type CandidatoRow, type Schema } from './sc
 import { actionEventType } from '../domain/events.js'
 import { appendEvents, type NewEvent } from './event-log.js'
 import { coalescedById } from './coalesced-reads.js'
-import { isoTimestampOfJson } from './timestamps.js'
 import type { Precondition, WriteOutcome } from './conditional-write.js'
 
 export interface VagaSummary {
@@ -127,42 +126,21 @@ function toRecord (row: Row): CandidatoRecord {
     : summaryOf(row as SummaryColumns))
 }
 
-/** The record alone, without a history the detail may carry: what an event keeps of a candidato. */
-function recordOnly (candidato: CandidatoRecord): CandidatoRecord {
-  // A copy: the record may gain its history (withHistorico) before the event is written.
-  const { historico, ...record } = candidato as Partial<CandidatoDetail> & CandidatoRecord
-  return record
-}
-
-const SUMMARY_COLUMNS = ['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']
-const EMPTY_ROW = nullRow<Row>([...CANDIDATO_COLUMNS, ...SUMMARY_COLUMNS])
-
-/** A row an event's statement stored with `to_jsonb`, read as a query's row: its timestamps are in JSON's form. */
-function storedRow (stored: Partial<Row>): CandidatoRecord {
-  const row = { ...EMPTY_ROW, ...stored }
-  row.criado_em = isoTimestampOfJson(row.criado_em)
-  row.atualizado_em = isoTimestampOfJson(row.atualizado_em)
-  if (row.vaga_atualizado_em !== null) row.vaga_atualizado_em = isoTimestampOfJson(row.vaga_atualizado_em)
-  return toRecord(row)
-}
-
 const EMPTY_RECORD = recordOf(nullRow<CandidatoRow>(CANDIDATO_COLUMNS), null)
-const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(SUMMARY_COLUMNS))
+const EMPTY_SUMMARY = summaryOf(nullRow<SummaryColumns>(['vaga_id', 'vaga_titulo', 'vaga_status', 'vaga_versao', 'vaga_atualizado_em']))
 
 /**
- * A candidato an event stored, as the current code knows it: the row of the statement that changed it
- * (eventOf), or a record (candidatoEvent). An event written before a field existed lacks it, in the
- * candidato or in its vaga's summary, and reads it as null.
+ * A candidato an event stored (candidatoEvent, eventOf), as the current code knows it: an event
+ * written before a field existed lacks it, in the record or in its vaga's summary, and reads it as null.
  */
 export function storedCandidato (data: object): CandidatoRecord {
-  if ('criado_em' in data) return storedRow(data as Partial<Row>)
   const stored = data as Partial<CandidatoRecord>
   return { ...EMPTY_RECORD, ...stored, vaga: stored.vaga === undefined || stored.vaga === null ? null : { ...EMPTY_SUMMARY, ...stored.vaga } }
 }
 
-/** The event of a change to a candidato: the candidato as a list shows it after the change. */
+/** The event of a change to a candidato written apart from the change (a vaga's removal): the candidato as a list shows it after. */
 export function candidatoEvent (type: string, candidato: CandidatoRecord, actor: string): NewEvent {
-  return { type, actor, subject: { kind: 'candidato', id: candidato.id }, data: recordOnly(candidato) }
+  return { type, actor, subject: { kind: 'candidato', id: candidato.id }, data: candidato }
 }
 
 /** The candidatos with these ids, as lists show them, in the transaction. */
@@ -233,14 +211,30 @@ function planAction (request: ActionRequest, current: CandidatoDetail | undefine
   }
 }
 
+/** An ISO 8601 instant in UTC, with milliseconds, as the API writes it (an IsoTimestamp). */
+function isoInstant (column: string) {
+  return sql`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+}
+
 /**
- * Writes, in the statement that changed it, the event of the candidato row the CTE `changed` holds:
- * the row as `to_jsonb` keeps it, read back by storedCandidato.
+ * The candidato of the CTE `changed` (its columns and its vaga's summary, as `base` selects them) as
+ * its record in JSON: what recordOf and summaryOf make of the row, so an event written here reads
+ * as one written from a record (candidatoEvent), by this release and the ones before it.
  */
+function recordJson (changed: string) {
+  const column = (name: string) => sql.ref(`${changed}.${name}`)
+  return sql`jsonb_build_object('id', ${column('id')}, 'nome', ${column('nome')}, 'email', ${column('email')}, 'status', ${column('status')},
+    'vagaId', ${column('vaga_id')}, 'transferidoDe', ${column('transferido_de')}, 'criadoEm', ${isoInstant(`${changed}.criado_em`)},
+    'atualizadoEm', ${isoInstant(`${changed}.atualizado_em`)}, 'versao', ${column('versao')},
+    'vaga', case when ${column('vaga_titulo')} is null then null else jsonb_build_object('id', ${column('vaga_id')}, 'titulo', ${column('vaga_titulo')},
+      'status', ${column('vaga_status')}, 'versao', ${column('vaga_versao')}, 'atualizadoEm', ${isoInstant(`${changed}.vaga_atualizado_em`)}) end)`
+}
+
+/** Writes, in the statement that changed it, the event of the candidato the CTE `changed` holds. */
 function eventOf (changed: string, param: Param) {
   return <DB extends Schema>(q: QueryCreator<DB>) => q.insertInto('eventos')
     .columns(['tipo', 'ator', 'sujeito_tipo', 'sujeito_id', 'dados'])
-    .expression(sql`select ${param<string>('tipo')}, ${param<string>('ator')}, 'candidato', id, to_jsonb(${sql.table(changed)}) from ${sql.table(changed)}`)
+    .expression(sql`select ${param<string>('tipo')}, ${param<string>('ator')}, 'candidato', id, ${recordJson(changed)} from ${sql.table(changed)}`)
 }
 
 /**
@@ -253,11 +247,12 @@ function writeStatements (db: Kysely<Schema>) {
     lockedDetail: compiledStatement<DetailRow>(param => detailQuery(db).where('c.id', '=', param<string>('id')).forUpdate('c')),
     sharedVaga: compiledStatement(param => db.selectFrom('vagas').select(['id', 'titulo', 'status', 'versao', 'atualizado_em']).where('id', '=', param<string>('id')).forShare()),
     insert: compiledStatement(param => db
-      .with('c', q => q.insertInto('candidatos')
+      .with('inserted', q => q.insertInto('candidatos')
         .values({ nome: param<string>('nome'), email: param<string>('email'), email_chave: param<string>('chave'), status: 'cadastrado' })
         .returning(CANDIDATO_COLUMNS))
-      .with('e', eventOf('c', param))
-      .selectFrom('c').select(CANDIDATO_COLUMNS)),
+      .with('r', q => q.selectFrom('inserted').leftJoin('vagas as v', 'v.id', 'inserted.vaga_id').selectAll('inserted').select(VAGA_SUMMARY_COLUMNS))
+      .with('e', eventOf('r', param))
+      .selectFrom('inserted').select(CANDIDATO_COLUMNS)),
     move: compiledStatement(param => db
       .with('m', q => q.updateTable('candidatos')
         .set({ status: param<CandidatoStatus>('status'), vaga_id: param<string | null>('vagaId'), transferido_de: param<string | null>('transferidoDe'), atualizado_em: sql<Date>`now()`, versao: sql<number>`versao + 1` })
@@ -402,6 +397,7 @@ export function createCandidatosRepository (db: Kysely<Schema>) {
         const plan = planAction(request, current, target)
         if (!('entry' in plan)) return plan
         const { next, entry } = plan
+        // The entry's `status` and `vagaId` are the new ones: the update writes them, the history keeps them.
         const { rows: [moved] } = await trx.executeQuery(statements.move({ id, ...entry, transferidoDe: next.transferidoDe, tipo: actionEventType({ action: entry.acao, method: entry.metodo }) }))
         const { em, ...row } = moved!
         return { outcome: 'ok', value: withHistorico(toRecord(row), [...current!.historico, { ...entry, em }]) }

@@ -19,11 +19,6 @@ export function isoTimestampOf (text: string): IsoTimestamp {
   return new Date(parseDate(text) as Date | number).toISOString()
 }
 
-/** `2026-05-04T13:45:12.34+00:00`, a timestamptz as `to_jsonb` writes it, as an IsoTimestamp. */
-export function isoTimestampOfJson (text: string): IsoTimestamp {
-  return new Date(text).toISOString()
-}
-
 /** Every timestamptz this process reads arrives as an IsoTimestamp. */
 export function readTimestampsAsIsoStrings (): void {
   pg.types.setTypeParser(pg.types.builtins.TIMESTAMPTZ, isoTimestampOf)
