@@ -68,12 +68,12 @@ async function untilQueued (databaseUrl: string, mark: Awaited<ReturnType<typeof
   }
 }
 
-function signal (workers: Server[], name: 'SIGSTOP' | 'SIGCONT'): void {
+export function signal (workers: Server[], name: 'SIGSTOP' | 'SIGCONT'): void {
   for (const worker of workers) worker.child.kill(name)
 }
 
 /** Stops the workers once they are idle: never in the middle of a transaction, whose locks would hold up the rest. */
-async function stopWhenIdle (workers: Server[]): Promise<void> {
+export async function stopWhenIdle (workers: Server[]): Promise<void> {
   await untilQuiet(workers)
   signal(workers, 'SIGSTOP')
 }
