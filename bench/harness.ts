@@ -162,24 +162,29 @@ export async function untilQuiet (servers: Server[], timeoutMs = 60_000): Promis
 
 // ---- load ----------------------------------------------------------------------------------------
 
+/** Runs a script of bench/ on the load generator's core with `options` as JSON, and reads the JSON it prints. */
+export async function runScript<T> (pinning: Pinning, script: string, options: unknown): Promise<T> {
+  const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, script), JSON.stringify(options)])
+  const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
+  let stdout = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  const [code] = await once(child, 'exit') as [number | null]
+  if (code !== 0) throw new Error(`${script} exited with code ${code}`)
+  return JSON.parse(stdout) as T
+}
+
 /**
  * Runs a load script (one autocannon run that prints its LoadResult as JSON) on the load generator's
  * core, and adds the CPU time the server, and this machine's PostgreSQL, spent per request meanwhile.
  */
 export async function runLoad (pinning: Pinning, server: Server, script: string, options: unknown): Promise<LoadResult> {
-  const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, script), JSON.stringify(options)])
-  const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
-  let stdout = ''
-  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   const cpuBefore = cpuSeconds(server)
   const databaseBefore = databaseCpuSeconds()
   const started = Date.now()
-  const [code] = await once(child, 'exit') as [number | null]
+  const result = await runScript<LoadResult>(pinning, script, options)
   const cpuAfter = cpuSeconds(server)
   const databaseAfter = databaseCpuSeconds()
   const wallSeconds = (Date.now() - started) / 1000
-  if (code !== 0) throw new Error(`autocannon against ${server.name} exited with code ${code}`)
-  const result = JSON.parse(stdout) as LoadResult
   if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0) {
     result.cpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / result.total
     result.serverCpuShare = (cpuAfter - cpuBefore) / wallSeconds

@@ -45,10 +45,21 @@ export class Receivers {
   }
 
   /**
-   * Moves the receivers, every thread of theirs, to the cores of a pinning prefix (`taskset -c <list>`):
-   * to the idle API's core while workers work a backlog alone on theirs. Unpinned, they stay where they are.
+   * Runs `work` with the receivers, every thread of theirs, on the servers' core, idle by then, so
+   * the senders have the load generator's core to themselves; then moves them back. Unpinned, they
+   * stay where they are.
    */
-  moveTo (prefix: string[]): void {
+  async onServersCore<T> (pinning: Pinning, work: () => Promise<T>): Promise<T> {
+    this.moveTo(pinning.server)
+    try {
+      return await work()
+    } finally {
+      this.moveTo(pinning.load)
+    }
+  }
+
+  /** To the cores of a pinning prefix (`taskset -c <list>`). */
+  private moveTo (prefix: string[]): void {
     const cores = prefix.at(-1)
     if (prefix[0] !== 'taskset' || cores === undefined || this.child.pid === undefined) return
     const moved = spawnSync('taskset', ['-a', '-p', '-c', cores, String(this.child.pid)])

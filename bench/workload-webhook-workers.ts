@@ -7,13 +7,10 @@
 // at one worker's rate, within 10 %: then on a second core the second adds a core's worth. None of
 // the deliveries may come twice. Beside each round, a bare client sends the same number of POSTs of
 // a delivery's body from the same core (bench/bare-sender.ts): what the HTTP requests alone cost.
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
-import { resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BareSenderOptions, BareSenderResult } from './bare-sender.js'
-import { command, cpuSeconds, median, root, untilQuiet, type Server } from './harness.js'
-import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, type Receivers, type Subscribed } from './webhook-subscriptions.js'
+import { cpuSeconds, median, runScript, untilQuiet, type Server } from './harness.js'
+import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, type EventMark, type Receivers, type Subscribed } from './webhook-subscriptions.js'
 import { settings, type WorkloadBench } from './workload-runs.js'
 
 const OPERATION = 'candidatar'
@@ -57,7 +54,7 @@ export interface WorkerScaling {
 }
 
 /** Waits until every event after `mark` is numbered and queued for each subscription; returns the deliveries due. */
-async function untilQueued (databaseUrl: string, mark: Awaited<ReturnType<typeof eventMark>>, subscriptions: number): Promise<number> {
+async function untilQueued (databaseUrl: string, mark: EventMark, subscriptions: number): Promise<number> {
   const deadline = Date.now() + WAIT_MS
   for (;;) {
     const events = await eventsAfter(databaseUrl, mark)
@@ -83,14 +80,14 @@ async function drain (bench: WorkloadBench, receivers: Receivers, subscribed: Su
   const mark = await eventMark(databaseUrl)
   await bench.load(OPERATION, api, settings.durationSeconds, undefined, databaseUrl)
   const due = await untilQueued(databaseUrl, mark, subscribed.paths.length)
-  receivers.moveTo(bench.pinning.server)
   const cpuBefore = running.map(worker => cpuSeconds(worker) ?? 0)
-  signal(running, 'SIGCONT')
   try {
-    const deadline = Date.now() + WAIT_MS
-    while (Date.now() < deadline && await receivers.received(subscribed.paths, mark.id) < due) await sleep(100)
+    await receivers.onServersCore(bench.pinning, async () => {
+      signal(running, 'SIGCONT')
+      const deadline = Date.now() + WAIT_MS
+      while (Date.now() < deadline && await receivers.received(subscribed.paths, mark.id) < due) await sleep(100)
+    })
   } finally {
-    receivers.moveTo(bench.pinning.load)
     await stopWhenIdle(running)
   }
   const cpu = running.reduce((sum, worker, i) => sum + (cpuSeconds(worker) ?? 0) - cpuBefore[i]!, 0)
@@ -114,20 +111,9 @@ async function drain (bench: WorkloadBench, receivers: Receivers, subscribed: Su
 /** The bare client's run, on the workers' core, with the receivers on the API's idle core. */
 async function bareRun (bench: WorkloadBench, receivers: Receivers, body: string): Promise<BareSenderResult> {
   const options: BareSenderOptions = { urls: receivers.origins.map(origin => origin + BARE_PATH), count: BARE_REQUESTS, inFlight: BARE_IN_FLIGHT, body }
-  const [file, argv] = command(bench.pinning.load, ['--import=tsx', resolve(root, 'bench/bare-sender.ts'), JSON.stringify(options)])
-  receivers.moveTo(bench.pinning.server)
-  try {
-    const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
-    let output = ''
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
-    const [code] = await once(child, 'exit') as [number | null]
-    if (code !== 0) throw new Error(`bench/bare-sender.ts exited with code ${code}`)
-    const result = JSON.parse(output) as BareSenderResult
-    if (result.failed > 0) throw new Error(`the bare client had ${result.failed} answers other than 2xx`)
-    return result
-  } finally {
-    receivers.moveTo(bench.pinning.load)
-  }
+  const result = await receivers.onServersCore(bench.pinning, async () => await runScript<BareSenderResult>(bench.pinning, 'bench/bare-sender.ts', options))
+  if (result.failed > 0) throw new Error(`the bare client had ${result.failed} answers other than 2xx`)
+  return result
 }
 
 /**
