@@ -6,7 +6,7 @@ import { existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writ
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { writeBuildInfo } from './build-info.js'
+import { currentBuildInfo, writeBuildInfo } from './build-info.js'
 
 const SOURCE_DIRS = ['src', 'plugins', 'routes']
 
@@ -71,14 +71,22 @@ async function locked (root, fn) {
   }
 }
 
+// A commit that changes no source leaves the compiled code as it is, but not the commit /info reports.
+function buildInfoOutdated (root) {
+  return readFileSync(join(root, 'dist/build-info.json'), 'utf8') !== currentBuildInfo(root)
+}
+
 /** Compiles the project at `root` unless dist/ already holds an up-to-date build with `entry` in it. */
 export async function compileWhenStale (root, entry) {
   if (!SOURCE_DIRS.every(dir => existsSync(join(root, dir)))) return // an install without sources runs dist/ as it is
-  if (!stale(root, entry)) return
+  if (!stale(root, entry) && !buildInfoOutdated(root)) return
   await locked(root, () => {
-    if (!stale(root, entry)) return
-    process.stderr.write('compiling TypeScript to dist/ ...\n')
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' })
+    if (stale(root, entry)) {
+      process.stderr.write('compiling TypeScript to dist/ ...\n')
+      execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' })
+    } else if (!buildInfoOutdated(root)) {
+      return
+    }
     writeBuildInfo(root)
   })
 }

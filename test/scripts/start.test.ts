@@ -12,7 +12,7 @@ const root = join(import.meta.dirname, '../..')
 const { version } = (await import(join(root, 'package.json'), { with: { type: 'json' } })).default as { version: string }
 
 /** A git clone in miniature: the scripts, package.json, tsconfig.json and an entry that prints the build info. */
-function miniClone (t: Test): { dir: string, commit: string } {
+function miniClone (t: Test): { dir: string, commit: string, git: (...args: string[]) => string } {
   const dir = mkdtempSync(join(tmpdir(), 'start-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   for (const folder of ['scripts', 'src', 'plugins', 'routes']) mkdirSync(join(dir, folder))
@@ -24,7 +24,7 @@ function miniClone (t: Test): { dir: string, commit: string } {
   git('init', '-q')
   git('add', '-A')
   git('commit', '-qm', 'clone')
-  return { dir, commit: git('rev-parse', 'HEAD') }
+  return { dir, commit: git('rev-parse', 'HEAD'), git }
 }
 
 async function start (dir: string): Promise<{ code: number | null, info: unknown, stderr: string }> {
@@ -48,6 +48,18 @@ t.test('a start on a fresh clone compiles and reports the version and commit it 
   const again = await start(dir)
   t.equal(again.code, 0, again.stderr)
   t.match(again.info, { version, commit }, 'the build info is written again')
+})
+
+t.test('after a commit that changes no source, a start reports the new commit without compiling again', async t => {
+  const { dir, git } = miniClone(t)
+  t.equal((await start(dir)).code, 0)
+  writeFileSync(join(dir, 'NOTES.md'), 'not a source\n')
+  git('add', '-A')
+  git('commit', '-qm', 'notes')
+  const after = await start(dir)
+  t.equal(after.code, 0, after.stderr)
+  t.match(after.info, { version, commit: git('rev-parse', 'HEAD') }, 'the build info names the new commit')
+  t.notMatch(after.stderr, /compiling TypeScript/, 'dist/ was not compiled again')
 })
 
 t.test('two starts at once on a stale dist/ compile it once, and both run the compiled entry', async t => {
