@@ -1,12 +1,13 @@
 // Keeps dist/ up to date with the TypeScript sources for scripts/start.js: compiles when dist/ is
-// missing or older than the sources, then writes its build info as `npm run build` does. Run alone
+// missing or older than the sources, then writes its build info as `npm run build` does; after a
+// commit that changed no source, it rewrites the build info alone. Run alone
 // (`node scripts/compile.js`), it brings dist/ up to date and starts nothing.
 import { execFileSync } from 'node:child_process'
 import { existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
-import { currentBuildInfo, writeBuildInfo } from './build-info.js'
+import { UNKNOWN_COMMIT, currentBuildInfo, writeBuildInfo } from './build-info.js'
 
 const SOURCE_DIRS = ['src', 'plugins', 'routes']
 
@@ -71,24 +72,33 @@ async function locked (root, fn) {
   }
 }
 
-// A commit that changes no source leaves the compiled code as it is, but not the commit /info reports.
+// A commit that changes no source leaves the compiled code as it is, but not the commit /info
+// reports. Where the commit cannot be told now (no git, no SOURCE_COMMIT), the one written stays.
 function buildInfoOutdated (root) {
-  return readFileSync(join(root, 'dist/build-info.json'), 'utf8') !== currentBuildInfo(root)
+  const current = currentBuildInfo(root)
+  if (current.commit === UNKNOWN_COMMIT) return false
+  const written = JSON.parse(readFileSync(join(root, 'dist/build-info.json'), 'utf8'))
+  return written.commit !== current.commit || written.version !== current.version
 }
 
 /** Compiles the project at `root` unless dist/ already holds an up-to-date build with `entry` in it. */
 export async function compileWhenStale (root, entry) {
   if (!SOURCE_DIRS.every(dir => existsSync(join(root, dir)))) return // an install without sources runs dist/ as it is
-  if (!stale(root, entry) && !buildInfoOutdated(root)) return
-  await locked(root, () => {
-    if (stale(root, entry)) {
+  if (stale(root, entry)) {
+    await locked(root, () => {
+      if (!stale(root, entry)) return
       process.stderr.write('compiling TypeScript to dist/ ...\n')
       execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' })
-    } else if (!buildInfoOutdated(root)) {
-      return
+      writeBuildInfo(root)
+    })
+  } else if (buildInfoOutdated(root)) {
+    // Only the commit it names is out of date: a dist/ this process may not write to still runs.
+    try {
+      await locked(root, () => { if (buildInfoOutdated(root)) writeBuildInfo(root) })
+    } catch (error) {
+      process.stderr.write(`dist/build-info.json names an older commit and could not be rewritten: ${error.message}\n`)
     }
-    writeBuildInfo(root)
-  })
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await compileWhenStale(resolve(import.meta.dirname, '..'), 'src/server.js')

@@ -27,8 +27,8 @@ function miniClone (t: Test): { dir: string, commit: string, git: (...args: stri
   return { dir, commit: git('rev-parse', 'HEAD'), git }
 }
 
-async function start (dir: string): Promise<{ code: number | null, info: unknown, stderr: string }> {
-  const child = spawn(process.execPath, ['scripts/start.js', 'src/print-build-info.js'], { cwd: dir, env: { PATH: process.env.PATH ?? '' } })
+async function start (dir: string, env: Record<string, string> = { PATH: process.env.PATH ?? '' }): Promise<{ code: number | null, info: unknown, stderr: string }> {
+  const child = spawn(process.execPath, ['scripts/start.js', 'src/print-build-info.js'], { cwd: dir, env })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', chunk => { stdout += chunk })
@@ -60,6 +60,14 @@ t.test('after a commit that changes no source, a start reports the new commit wi
   t.equal(after.code, 0, after.stderr)
   t.match(after.info, { version, commit: git('rev-parse', 'HEAD') }, 'the build info names the new commit')
   t.notMatch(after.stderr, /compiling TypeScript/, 'dist/ was not compiled again')
+})
+
+t.test('a start that cannot tell the commit (no git, no SOURCE_COMMIT) keeps the one the build info names', async t => {
+  const { dir } = miniClone(t)
+  t.equal((await start(dir, { PATH: process.env.PATH ?? '', SOURCE_COMMIT: 'from-the-build' })).code, 0)
+  const after = await start(dir, { PATH: '' })
+  t.equal(after.code, 0, after.stderr)
+  t.match(after.info, { version, commit: 'from-the-build' }, 'not rewritten as unknown')
 })
 
 t.test('two starts at once on a stale dist/ compile it once, and both run the compiled entry', async t => {
