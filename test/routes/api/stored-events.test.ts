@@ -33,7 +33,8 @@ t.test('events stored before a field existed are served by every version of the 
     select table_name, column_name from information_schema.columns
     where table_schema = current_schema() and table_name in ('vagas', 'candidatos') and is_nullable = 'YES'`.execute(app.storage.db)
   // The vaga summary a candidato's record carries is nullable too (a candidato before applying).
-  const missing = { vaga: nullable.filter(c => c.table_name === 'vagas').map(c => camelCase(c.column_name)), candidato: [...nullable.filter(c => c.table_name === 'candidatos').map(c => camelCase(c.column_name)), 'vaga'] }
+  const fieldsOf = (table: string) => nullable.filter(c => c.table_name === table).map(c => camelCase(c.column_name))
+  const missing = { vaga: fieldsOf('vagas'), candidato: [...fieldsOf('candidatos'), 'vaga'] }
   t.ok(missing.vaga.includes('descricao') && missing.candidato.includes('transferidoDe'), `fields removed: ${JSON.stringify(missing)}`)
   for (const [kind, fields] of Object.entries(missing)) {
     const { numAffectedRows } = await sql`update eventos set dados = dados - ${fields}::text[]
