@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import { Webhook } from 'standardwebhooks'
 import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { API_POLL, eventually } from '../support/eventually.js'
 import { injectedApi, type InjectedApi } from '../support/injected-api.js'
 import { freshPostgresDatabase } from '../support/services.js'
 import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js'
@@ -150,7 +150,7 @@ t.test('a subscription failing for WEBHOOK_DISABLE_AFTER_SECONDS is disabled', a
     const webhook = await api.send<{ ativo: boolean, desativadoEm: string | null }>('GET', `/api/v2/webhooks/${id}`)
     assert.equal(webhook.ativo, false)
     return webhook
-  })
+  }, API_POLL)
   t.match(disabled.desativadoEm, /^\d{4}-/, 'it says when')
   const items = await attemptsOf(api, id)
   t.ok(items.length >= 2 && items.every(a => a.resultado === 'falha'), `after failed attempts only (${items.length})`)

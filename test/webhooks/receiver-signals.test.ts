@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
 import { build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { API_POLL, eventually } from '../support/eventually.js'
 import { injectedApi, type InjectedApi } from '../support/injected-api.js'
 import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js'
 
@@ -85,7 +85,7 @@ t.test('a 410 Gone disables the subscription at once', async t => {
       const webhook = await api.send<{ ativo: boolean, desativadoEm: string | null }>('GET', `/api/v2/webhooks/${id}`)
       assert.equal(webhook.ativo, false)
       return webhook
-    }, { timeout: 20_000 })
+    }, API_POLL)
     t.match(webhook.desativadoEm, /^\d{4}-/, `subscription ${i + 1}: disabled, and it says when`)
   }
   const attempts = await api.send<{ items: Array<{ codigo: number }> }>('GET', `/api/v2/webhooks/${ids[1]}/tentativas`)
