@@ -85,7 +85,7 @@ async function deliveries (t: Test, env: Record<string, string>): Promise<void> 
     const items = await attemptsOf(api, all)
     assert.equal(items.length, 5)
     return items
-  })
+  }, API_POLL)
   t.pass('each attempt is listed')
   t.ok(attempts.every(a => a.resultado === 'sucesso' && a.codigo === 204 && a.numero === 1 && a.duracaoMs >= 0), 'with its outcome, code and latency')
 
@@ -114,7 +114,7 @@ async function deliveries (t: Test, env: Record<string, string>): Promise<void> 
       const page = await attemptsOf(api, id)
       assert.equal(page.length, 2)
       return page
-    })
+    }, API_POLL)
     t.match(items, [{ numero: 2, resultado: 'sucesso', codigo: 200 }, { numero: 1, resultado: 'falha', codigo: 500, erro: 'status' }], 'newest first')
   })
 
@@ -128,7 +128,7 @@ async function deliveries (t: Test, env: Record<string, string>): Promise<void> 
       const page = await attemptsOf(api, id)
       assert.ok(page.length > 0)
       return page
-    })
+    }, API_POLL)
     t.match(items.at(-1), { numero: 1, resultado: 'falha', codigo: 302, erro: 'redirect' })
     await eventually(() => { assert.equal(everything.deliveries.length, before + 1) })
     t.notOk(everything.deliveries.some(d => d.id === items.at(-1)!.mensagemId), 'the location was not followed')
@@ -162,7 +162,7 @@ t.test('turned off and on again, a subscription gets the events from then on: re
   const { app, api, receiver, id } = await failingSubscription(t, { WEBHOOK_RETRY_DELAY_SECONDS: '3' })
   await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
   // Its first attempt failed: its retry waits in the queue, seconds away.
-  await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) })
+  await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) }, API_POLL)
   await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: false })
   receiver.answer = () => ({ status: 204 })
   const failed = receiver.deliveries.length
@@ -182,7 +182,7 @@ t.test('turned on again, a subscription delivers a subject\'s new event without 
   // The dropped retry is an hour away: a new event kept behind it fails the bound below.
   const { api, receiver, id } = await failingSubscription(t, { WEBHOOK_RETRY_DELAY_SECONDS: '3600' })
   const vaga = await api.send('POST', '/api/v2/vagas', { titulo: 'Backend' })
-  await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) })
+  await eventually(async () => { assert.equal((await attemptsOf(api, id)).length, 1) }, API_POLL)
   await api.send('PATCH', `/api/v2/webhooks/${id}`, { ativo: false })
   receiver.answer = () => ({ status: 204 })
   const failed = receiver.deliveries.length

@@ -4,7 +4,7 @@ import t from 'tap'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { API_POLL, eventually } from '../support/eventually.js'
 import { startReceiver } from '../support/webhook-receiver.js'
 
 t.test('attempts by outcome, jobs waiting and retrying, the oldest due one\'s age', async t => {
@@ -28,7 +28,7 @@ t.test('attempts by outcome, jobs waiting and retrying, the oldest due one\'s ag
     assert.match(res.body, /^webhook_delivery_attempts_total\{outcome="status"\} 1$/m, 'the failed attempt, by why it failed')
     assert.match(res.body, /^webhook_delivery_attempts_total\{outcome="success"\} 1$/m, 'the other receiver\'s success')
     return res.body
-  }, { interval: 500 }) // under the rate limit
+  }, API_POLL)
   t.pass('the failed attempt counted by why it failed, the other receiver\'s success, and the retry queued')
   t.match(text, /^webhook_queue_jobs\{queue="webhook-deliveries",state="waiting"\} 0$/m, 'nothing waiting')
   t.match(text, /^webhook_queue_jobs\{queue="webhook-batches",state="active"\} \d+$/m, 'every state of each queue is there')
