@@ -290,7 +290,8 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
   const laneOf = (failingSeconds: number | null): number => failingSeconds !== null && failingSeconds >= settings.failingAfterSeconds ? FAILING_LANE : HEALTHY_LANE
 
   // Moves a subscription's waiting deliveries to another lane: all of them once one attempt finds it
-  // failing for long enough, or recovered. pg-boss changes a job's priority one job at a time only.
+  // failing for long enough, or recovered. pg-boss's `update` reaches one job, or one key's jobs: a
+  // subscription's deliveries have a key per subject, and no call reaches a group.
   async function moveToLane (webhookId: string, lane: number): Promise<void> {
     await sql`update ${JOBS} set priority = ${lane} where name = ${DELIVERY_QUEUE} and group_id = ${webhookId}
       and state in ('created', 'retry') and priority <> ${lane}`.execute(db)

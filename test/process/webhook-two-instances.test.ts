@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import pg from 'pg'
 import { BATCH_QUEUE, DELIVERY_QUEUE } from '../../src/webhooks/queue-names.js'
 import { closedPort } from '../support/closed-port.js'
-import { eventually } from '../support/eventually.js'
+import { API_POLL, eventually } from '../support/eventually.js'
 import { webhookInstances } from '../support/webhook-instances.js'
 import { startReceiver, type Delivery } from '../support/webhook-receiver.js'
 
@@ -77,7 +77,7 @@ t.test('two instances delivering', async t => {
     await eventually(async () => {
       const { items } = await send<{ items: Array<{ numero: number }> }>(next(), `/webhooks/${webhook.id}/tentativas`, undefined, 'GET')
       assert.ok(items.some(attempt => attempt.numero >= 2))
-    })
+    }, API_POLL)
     for (const vaga of vagas) {
       await send(next(), `/vagas/${vaga.id}`, { titulo: 'Sênior' }, 'PATCH')
       await send(next(), `/vagas/${vaga.id}`, { titulo: 'Pleno' }, 'PATCH')

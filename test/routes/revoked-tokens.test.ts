@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { API_POLL, eventually } from '../support/eventually.js'
 import { untilReadiness } from '../support/readiness.js'
 import { startOwnRedis } from '../support/redis-server.js'
 
@@ -30,7 +30,7 @@ async function revokeScenario (t: Test, apps: [FastifyInstance, FastifyInstance]
     const answer = await other.inject({ method: 'GET', url: '/secrets', headers: user })
     if (answer.statusCode !== 401) throw new Error(`answered ${answer.statusCode}`)
     return answer
-  })
+  }, API_POLL)
   t.equal(res.statusCode, 401, 'after revocation')
   t.equal(res.headers['www-authenticate'], 'Bearer realm="recrutamento-api", error="invalid_token", error_description="The access token has been revoked"')
   t.equal((await admin.inject({ method: 'GET', url: `/revoked-tokens/${jti}`, headers: adminToken })).statusCode, 200)
