@@ -64,7 +64,7 @@ export interface DeliveryQueueSettings {
  * kept every worker and a healthy subscription's due retries waited behind their backlogs.
  */
 const HEALTHY_LANE = 0
-const FAILING_LANE = -1
+export const FAILING_LANE = -1
 
 /** How a subscription stands after an attempt, for the queue to choose its deliveries' lane. */
 export interface SubscriptionStanding {

@@ -5,15 +5,12 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import pg from 'pg'
+import { FAILING_LANE } from '../../src/webhooks/delivery-queue.js'
 import { BATCH_QUEUE, DELIVERY_QUEUE } from '../../src/webhooks/queue-names.js'
 import { closedPort } from '../support/closed-port.js'
 import { API_POLL, eventually } from '../support/eventually.js'
 import { webhookInstances } from '../support/webhook-instances.js'
 import { startReceiver, type Delivery } from '../support/webhook-receiver.js'
-
-// The failing lane's priority (src/webhooks/delivery-queue.ts): a subscription's deliveries move there
-// once it has failed for failingAfterSeconds, three retry delays and two timeouts (23 s here).
-const FAILING_LANE = -1
 
 /** Each event's first arrival, in arrival order. */
 function firstArrivals (deliveries: readonly Delivery[]): Delivery[] {
@@ -85,7 +82,8 @@ t.test('two instances delivering', async t => {
     for (const candidato of candidatos) await send(next(), `/candidatos/${candidato.id}/aprovar`, {})
     const expected = new Map([...vagas.map(v => [v.id, 3] as const), ...candidatos.map(c => [c.id, 3] as const)])
 
-    // The outage lasts until the subscription has failed long enough for its deliveries to move lanes.
+    // The outage lasts until the subscription has failed long enough for its deliveries to move to the
+    // failing lane (failingAfterSeconds: three retry delays and two timeouts, with these settings).
     await eventually(async () => {
       const { rows: [moved] } = await database.query<{ jobs: number }>(`select count(*)::int as jobs from webhook_jobs.job
         where name = $1 and group_id = $2 and priority = $3`, [DELIVERY_QUEUE, webhook.id, FAILING_LANE])
