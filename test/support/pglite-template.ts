@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -15,7 +15,9 @@ const MIGRATIONS = resolve(import.meta.dirname, '../../src/storage/migrations')
 /** `path`, made by `make` in a staging directory the first time; the first of several processes to finish wins. */
 async function ensureOnce (path: string, make: (staging: string) => Promise<void>): Promise<string> {
   if (existsSync(path)) return path
-  const staging = mkdtempSync(join(tmpdir(), 'pglite-template-'))
+  // Staged beside the templates: a rename cannot move a directory to another filesystem.
+  mkdirSync(TEMPLATES, { recursive: true })
+  const staging = mkdtempSync(join(TEMPLATES, 'staging-'))
   await make(staging)
   try {
     renameSync(staging, path)
