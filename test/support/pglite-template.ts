@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { createDatabase } from '../../src/storage/database.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
+import { scratchDir } from './scratch-dir.js'
 
 // Creating an embedded database costs seconds (initdb); copying a ready one costs milliseconds.
 // The templates are made once and shared by every test process of a run.
@@ -59,8 +59,8 @@ function temporaryDir (t: { teardown: (fn: () => unknown) => void }, parent: str
   return dir
 }
 
-/** A DATA_DIR holding a fresh embedded database, under `parent` (the system's temporary folder by default), removed when the test ends. */
-export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }, parent = tmpdir()): Promise<string> {
+/** A DATA_DIR holding a fresh embedded database, under `parent` (the scratch directory by default), removed when the test ends. */
+export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }, parent = scratchDir): Promise<string> {
   const template = await ensureTemplate()
   const dir = temporaryDir(t, parent)
   cpSync(template, dir, { recursive: true })
@@ -69,5 +69,5 @@ export async function freshDataDir (t: { teardown: (fn: () => unknown) => void }
 
 /** An empty DATA_DIR, removed when the test ends: for an app whose database is elsewhere. */
 export function emptyDataDir (t: { teardown: (fn: () => unknown) => void }): string {
-  return temporaryDir(t, tmpdir())
+  return temporaryDir(t, scratchDir)
 }

@@ -1,9 +1,9 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedDatabaseStarter } from '../../src/storage/embedded-database.js'
 import { migratedTemplate } from './pglite-template.js'
+import { scratchDir } from './scratch-dir.js'
 
 // Starting an embedded database process and migrating its database costs an app far more than
 // emptying its tables does, and most tests build apps. So the apps that build() makes in one test process
@@ -67,7 +67,7 @@ async function readTemplate (server: Server): Promise<Template> {
 }
 
 function startServer (template: string): Server {
-  const dir = mkdtempSync(join(tmpdir(), 'recrutamento-shared-'))
+  const dir = mkdtempSync(join(scratchDir, 'recrutamento-shared-'))
   cpSync(template, dir, { recursive: true })
   const server: Server = { dir, database: startEmbeddedDatabase(dir), template: Promise.resolve({ fingerprint: '', tables: [] }) }
   server.template = readTemplate(server)

@@ -1,11 +1,11 @@
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { copyFile, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { delimiter, dirname, join } from 'node:path'
 import { API_VERSION_ROWS, groupOf } from '../../src/versioning/versions.js'
 import { nextVersion } from '../support/next-version.js'
+import { scratchDir } from '../support/scratch-dir.js'
 
 // Adding a version is adding one row to the version table (docs/architecture.md, "How to add a
 // version"): in a copy of the repository with a row for the next major after the table's highest,
@@ -44,6 +44,11 @@ async function copyRepository (to: string): Promise<void> {
     await copyFile(join(root, file), join(to, file))
   }
   await symlink(await realpath(join(root, 'node_modules')), join(to, 'node_modules'), 'dir')
+  // The embedded database templates made so far, named by the migrations they hold (test/support/pglite-template.ts).
+  const made = existsSync(join(root, '.tap')) ? await readdir(join(root, '.tap')) : []
+  for (const template of made.filter(name => name.startsWith('pglite-template'))) {
+    await cp(join(root, '.tap', template), join(to, '.tap', template), { recursive: true })
+  }
 }
 
 const TABLE = 'src/versioning/versions.ts'
@@ -81,7 +86,7 @@ async function testFiles (): Promise<string[]> {
 const BROWSER = existsSync('/usr/bin/chromium') || process.env.CI === 'true'
 
 t.test(`with a ${next.version} row added to the version table, the generated client, the lint and the tests cover ${next.version}`, async t => {
-  const repository = await mkdtemp(join(tmpdir(), 'extra-version-'))
+  const repository = await mkdtemp(join(scratchDir, 'extra-version-'))
   t.teardown(() => rm(repository, { recursive: true, force: true }))
   await copyRepository(repository)
   await addVersionRow(repository)
