@@ -118,16 +118,22 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   const base = serverOptions(config, options.versionRows)
   const fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
   t.teardown(() => fastify.close())
-  options.beforeApp?.(fastify)
-  await fastify.register(fp(app), { config, versionRows: options.versionRows, startEmbeddedDatabase })
-  if (options.extraRoutes !== undefined) {
-    await fastify.register(async scope => {
-      // A test's own routes are about another concern: public unless they declare scopes or say otherwise.
-      if (options.guardExtraRoutes !== true) setRoutePolicyDefaults(scope, { public: true })
-      options.extraRoutes?.(scope)
-    })
+  try {
+    options.beforeApp?.(fastify)
+    await fastify.register(fp(app), { config, versionRows: options.versionRows, startEmbeddedDatabase })
+    if (options.extraRoutes !== undefined) {
+      await fastify.register(async scope => {
+        // A test's own routes are about another concern: public unless they declare scopes or say otherwise.
+        if (options.guardExtraRoutes !== true) setRoutePolicyDefaults(scope, { public: true })
+        options.extraRoutes?.(scope)
+      })
+    }
+    await fastify.ready()
+  } catch (error) {
+    // Closed at once, not when the test ends: its shared database server goes to the test's next app.
+    await fastify.close()
+    throw error
   }
-  await fastify.ready()
   return fastify
 }
 
