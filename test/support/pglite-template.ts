@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { createDatabase } from '../../src/storage/database.js'
 import { migrateToLatest } from '../../src/storage/migrate.js'
 import { scratchDir } from './scratch-dir.js'
@@ -28,7 +27,11 @@ async function ensureOnce (path: string, make: (staging: string) => Promise<void
 }
 
 async function ensureTemplate (): Promise<string> {
-  return await ensureOnce(TEMPLATE, async staging => { await (await PGlite.create(join(staging, 'pglite'))).close() })
+  return await ensureOnce(TEMPLATE, async staging => {
+    // Imported only here: loading PGlite costs every test process that finds the template made already.
+    const { PGlite } = await import('@electric-sql/pglite')
+    await (await PGlite.create(join(staging, 'pglite'))).close()
+  })
 }
 
 /**
