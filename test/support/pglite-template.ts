@@ -20,8 +20,10 @@ async function ensureOnce (path: string, make: (staging: string) => Promise<void
   await make(staging)
   try {
     renameSync(staging, path)
-  } catch {
-    rmSync(staging, { recursive: true, force: true }) // another test process made it first
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true })
+    // Another test process made it first; any other failure is this one's.
+    if (!existsSync(path)) throw error
   }
   return path
 }
