@@ -114,27 +114,31 @@ export function uniqueRedisPrefix (t: Teardown, url: string, name: string): stri
 export async function build (t: Teardown, options: BuildOptions = {}): Promise<FastifyInstance> {
   const own = options.ownDatabaseProcess === true
   const config = testConfig({ DATA_DIR: own ? await freshDataDir(t) : emptyDataDir(t), ...options.env })
-  const startEmbeddedDatabase = own || config.DATABASE_URL !== undefined ? undefined : await sharedEmbeddedDatabase()
-  const base = serverOptions(config, options.versionRows)
-  const fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
-  t.teardown(() => fastify.close())
+  const shared = own || config.DATABASE_URL !== undefined ? undefined : await sharedEmbeddedDatabase()
+  let fastify: FastifyInstance | undefined
   try {
-    options.beforeApp?.(fastify)
-    await fastify.register(fp(app), { config, versionRows: options.versionRows, startEmbeddedDatabase })
+    const base = serverOptions(config, options.versionRows)
+    const instance = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
+    fastify = instance
+    t.teardown(() => instance.close())
+    options.beforeApp?.(instance)
+    await instance.register(fp(app), { config, versionRows: options.versionRows, startEmbeddedDatabase: shared })
     if (options.extraRoutes !== undefined) {
-      await fastify.register(async scope => {
+      await instance.register(async scope => {
         // A test's own routes are about another concern: public unless they declare scopes or say otherwise.
         if (options.guardExtraRoutes !== true) setRoutePolicyDefaults(scope, { public: true })
         options.extraRoutes?.(scope)
       })
     }
-    await fastify.ready()
+    await instance.ready()
+    return instance
   } catch (error) {
-    // Closed at once, not when the test ends: its shared database server goes to the test's next app.
-    await fastify.close()
+    // Closed at once, not when the test ends, so its database server goes to the test's next app;
+    // the build's error is the one the test sees.
+    await fastify?.close().catch(() => {})
+    shared?.release()
     throw error
   }
-  return fastify
 }
 
 /** An app whose injected requests carry a valid token, for tests of token-guarded routes' other behaviour. */

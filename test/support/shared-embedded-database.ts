@@ -50,6 +50,8 @@ let stoppingAtEnd = false
 
 async function withClient<T> (server: Server, use: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ host: server.database.host, port: server.database.port, user: 'postgres', database: 'postgres' })
+  // A server stopped under a query (the file ended meanwhile) fails that query; the event would crash the process.
+  client.on('error', () => {})
   await client.connect()
   try {
     return await use(client)
@@ -105,26 +107,35 @@ async function giveBack (server: Server): Promise<void> {
   else await stopServer(server)
 }
 
+/** A shared server's starter, and how an app that failed before starting it gives it back. */
+export type SharedEmbeddedDatabase = EmbeddedDatabaseStarter & { release: () => void }
+
 /**
  * How one app of this test process starts its embedded database: on a shared server, emptied to the
  * migrated template. The server is taken now, before the app exists: copying the template blocks the
  * event loop, which an app already running would see as a stall (its liveness turns 503).
  */
-export async function sharedEmbeddedDatabase (): Promise<EmbeddedDatabaseStarter> {
+export async function sharedEmbeddedDatabase (): Promise<SharedEmbeddedDatabase> {
   const template = await migratedTemplate()
   root ??= (await import('tap')).default
   const server = idle.pop() ?? startServer(template)
+  let started = false
   let stopped: Promise<void> | undefined
-  return () => ({
-    host: server.database.host,
-    port: server.database.port,
-    whenServing: async () => {
-      await server.database.whenServing()
-      await server.template
-    },
-    stop: async () => {
-      stopped ??= giveBack(server)
-      await stopped
+  const start: EmbeddedDatabaseStarter = () => {
+    started = true
+    return {
+      host: server.database.host,
+      port: server.database.port,
+      whenServing: async () => {
+        await server.database.whenServing()
+        await server.template
+      },
+      stop: async () => {
+        stopped ??= giveBack(server)
+        await stopped
+      }
     }
-  })
+  }
+  // Never started, the server is as it was taken: straight back to the idle ones.
+  return Object.assign(start, { release: () => { if (!started) idle.push(server) } })
 }
