@@ -17,7 +17,12 @@ async function ensureOnce (path: string, make: (staging: string) => Promise<void
   // Staged beside the templates: a rename cannot move a directory to another filesystem.
   mkdirSync(TEMPLATES, { recursive: true })
   const staging = mkdtempSync(join(TEMPLATES, 'staging-'))
-  await make(staging)
+  try {
+    await make(staging)
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true })
+    throw error
+  }
   try {
     renameSync(staging, path)
   } catch (error) {
@@ -30,10 +35,15 @@ async function ensureOnce (path: string, make: (staging: string) => Promise<void
 
 async function ensureTemplate (): Promise<string> {
   return await ensureOnce(TEMPLATE, async staging => {
-    // Imported only here: loading PGlite costs every test process that finds the template made already.
+    // Imported here, not at the top: a top-level import would cost every test process, even those that find the template made.
     const { PGlite } = await import('@electric-sql/pglite')
     await (await PGlite.create(join(staging, 'pglite'))).close()
   })
+}
+
+/** The templates a test run uses, made if they are not yet: the fresh one and the migrated one. */
+export async function currentTemplates (): Promise<string[]> {
+  return [await ensureTemplate(), await migratedTemplate()]
 }
 
 /**

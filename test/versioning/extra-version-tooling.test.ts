@@ -2,9 +2,10 @@ import t from 'tap'
 import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises'
-import { delimiter, dirname, join } from 'node:path'
+import { basename, delimiter, dirname, join } from 'node:path'
 import { API_VERSION_ROWS, groupOf } from '../../src/versioning/versions.js'
 import { nextVersion } from '../support/next-version.js'
+import { currentTemplates } from '../support/pglite-template.js'
 import { scratchDir } from '../support/scratch-dir.js'
 
 // Adding a version is adding one row to the version table (docs/architecture.md, "How to add a
@@ -44,10 +45,9 @@ async function copyRepository (to: string): Promise<void> {
     await copyFile(join(root, file), join(to, file))
   }
   await symlink(await realpath(join(root, 'node_modules')), join(to, 'node_modules'), 'dir')
-  // The embedded database templates made so far, named by the migrations they hold (test/support/pglite-template.ts).
-  const made = existsSync(join(root, '.tap')) ? await readdir(join(root, '.tap')) : []
-  for (const template of made.filter(name => name.startsWith('pglite-template'))) {
-    await cp(join(root, '.tap', template), join(to, '.tap', template), { recursive: true })
+  // The embedded database templates, so that the copy's tests do not make them again.
+  for (const template of await currentTemplates()) {
+    await cp(template, join(to, '.tap', basename(template)), { recursive: true })
   }
 }
 
