@@ -118,20 +118,19 @@ export async function build (t: Teardown, options: BuildOptions = {}): Promise<F
   let fastify: FastifyInstance | undefined
   try {
     const base = serverOptions(config, options.versionRows)
-    const instance = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
-    fastify = instance
-    t.teardown(() => instance.close())
-    options.beforeApp?.(instance)
-    await instance.register(fp(app), { config, versionRows: options.versionRows, startEmbeddedDatabase: shared })
+    fastify = Fastify(options.logStream === undefined ? base : { ...base, logger: { ...(base.logger as object), stream: options.logStream } })
+    t.teardown(() => fastify?.close())
+    options.beforeApp?.(fastify)
+    await fastify.register(fp(app), { config, versionRows: options.versionRows, startEmbeddedDatabase: shared })
     if (options.extraRoutes !== undefined) {
-      await instance.register(async scope => {
+      await fastify.register(async scope => {
         // A test's own routes are about another concern: public unless they declare scopes or say otherwise.
         if (options.guardExtraRoutes !== true) setRoutePolicyDefaults(scope, { public: true })
         options.extraRoutes?.(scope)
       })
     }
-    await instance.ready()
-    return instance
+    await fastify.ready()
+    return fastify
   } catch (error) {
     // Closed at once, not when the test ends, so its database server goes to the test's next app;
     // the build's error is the one the test sees.

@@ -19,11 +19,6 @@ async function ensureOnce (path: string, make: (staging: string) => Promise<void
   const staging = mkdtempSync(join(TEMPLATES, 'staging-'))
   try {
     await make(staging)
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true })
-    throw error
-  }
-  try {
     renameSync(staging, path)
   } catch (error) {
     rmSync(staging, { recursive: true, force: true })
