@@ -1,5 +1,5 @@
 // The yardstick of a delivery's CPU: what the same POSTs cost a bare client that does nothing else.
-// `node --import=tsx bench/bare-sender.ts '<BareSenderOptions as JSON>'` sends `count` POSTs of `body`
+// `node bench/bare-sender.ts '<BareSenderOptions as JSON>'` sends `count` POSTs of `body`
 // to the URLs in turn, `inFlight` at a time, with undici's `request` through one keep-alive pool, as
 // a user would write it (no signature, no queue, no record), reads each answer to its end, and
 // prints a BareSenderResult as JSON: its own CPU per request, from process.cpuUsage.

@@ -1,4 +1,4 @@
-// `node --import=tsx bench/cpu-profile-summary.ts <file.cpuprofile> [rows]`: where a V8 CPU profile's
+// `node bench/cpu-profile-summary.ts <file.cpuprofile> [rows]`: where a V8 CPU profile's
 // time went, by function (self time) and by source file (self time), the hottest first, then by
 // concern. Enough to see what a request costs without a flame graph viewer.
 import { readFileSync } from 'node:fs'

@@ -8,7 +8,7 @@ import { once } from 'node:events'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import type { LoadResult } from './load-result.js'
+import type { LoadResult } from './load-result.ts'
 
 export const root = resolve(import.meta.dirname, '..')
 
@@ -45,7 +45,7 @@ export function command (prefix: string[], args: string[]): [string, string[]] {
 export interface Server { name: string, baseUrl: string, child: ChildProcess, stderr: () => string }
 
 /** A loopback port free a moment ago, for a server to listen on. */
-export { closedPort as freePort } from '../test/support/closed-port.js'
+export { closedPort as freePort } from '../test/support/closed-port.ts'
 
 export async function waitFor (baseUrl: string, path: string, status = 200, timeoutMs = 30_000, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -164,7 +164,7 @@ export async function untilQuiet (servers: Server[], timeoutMs = 60_000): Promis
 
 /** Runs a script of bench/ on the load generator's core with `options` as JSON, and reads the JSON it prints. */
 export async function runScript<T> (pinning: Pinning, script: string, options: unknown): Promise<T> {
-  const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, script), JSON.stringify(options)])
+  const [file, argv] = command(pinning.load, [resolve(root, script), JSON.stringify(options)])
   const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] })
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })

@@ -1,7 +1,7 @@
 // One autocannon run, in its own process so it can be pinned to its own core. Reads the options
 // as JSON from argv[2] and prints one JSON line with the figures bench/run.ts needs.
 import autocannon from 'autocannon'
-import { summarize, type LoadResult } from './load-result.js'
+import { summarize, type LoadResult } from './load-result.ts'
 
 export type { LoadResult }
 

@@ -9,9 +9,9 @@
 // bench/results/mechanisms.json.
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { choosePinning, compare, printRows, root, writeResults, type Server } from './harness.js'
-import type { OperationName } from './workload-operations.js'
-import { settings, unexpected, WorkloadBench } from './workload-runs.js'
+import { choosePinning, compare, printRows, root, writeResults, type Server } from './harness.ts'
+import type { OperationName } from './workload-operations.ts'
+import { settings, unexpected, WorkloadBench } from './workload-runs.ts'
 
 /** A line of the compiled build replaced: `find` must occur exactly once in `file` (under dist/). */
 interface Patch { file: string, find: string, replace: string }

@@ -14,9 +14,9 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
-import { freePort, freshDatabase, positiveInteger, printRows, root, waitFor, writeResults, choosePinning } from './harness.js'
-import { appScript, rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
+import { mintToken, TEST_JWT_SECRET } from '../test/helper.ts'
+import { freePort, freshDatabase, positiveInteger, printRows, root, waitFor, writeResults, choosePinning } from './harness.ts'
+import { appScript, rssBytes, SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.ts'
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const counts = { vagas: positiveInteger('BENCH_VAGAS', 1000), candidatos: positiveInteger('BENCH_CANDIDATOS', 100_000) }

@@ -5,7 +5,7 @@
 import { Agent, request as httpRequest } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { LoadResult } from './load-result.js'
+import type { LoadResult } from './load-result.ts'
 
 export interface OpenLoopRequest {
   method: string

@@ -5,11 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { OTLP_SINK, startOtlpSink } from './otlp-sink.js'
-import type { LoadOptions, LoadResult } from './load.js'
-import { scenarios, type PreparedRequest, type Scenario } from './scenarios.js'
-import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, profilingFlags, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.js'
-import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
+import { OTLP_SINK, startOtlpSink } from './otlp-sink.ts'
+import type { LoadOptions, LoadResult } from './load.ts'
+import { scenarios, type PreparedRequest, type Scenario } from './scenarios.ts'
+import { choosePinning, compare, fmt, freePort, median, positiveInteger, printRows, profilingFlags, runLoad, startServer, stopServer, waitFor, writeResults, type Figures, type Pinning, type Server } from './harness.ts'
+import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.ts'
 
 const settings = {
   connections: 100,
@@ -244,7 +244,7 @@ async function main (): Promise<number> {
   const otlpSink = await startOtlpSink()
   const baselineEnv = shippedEnvironment({ PORT: String(await freePort()) })
   // Bare Fastify as anyone runs it: node's default flags.
-  const baseline = await startServer('baseline', pinning, ['--import=tsx', 'bench/baseline.ts'], baselineEnv)
+  const baseline = await startServer('baseline', pinning, ['bench/baseline.ts'], baselineEnv)
   const reports: ScenarioReport[] = []
   try {
     for (const unit of units(selected)) reports.push(...await measure(unit, pinning, baseline, dataDir, otlpSink.url))

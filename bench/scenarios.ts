@@ -4,8 +4,8 @@
 
 import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
-import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
-import { OTLP_SINK } from './otlp-sink.js'
+import { mintToken, TEST_JWT_SECRET } from '../test/helper.ts'
+import { OTLP_SINK } from './otlp-sink.ts'
 
 /** What a scenario's setup step may change in the request, once the service is up. */
 export interface PreparedRequest {

@@ -10,11 +10,11 @@
 // ratio, which should be 1, shows what the method itself is worth (docs/benchmarks.md, "Tracing").
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { choosePinning, freePort, median, positiveInteger, runLoad, startServer, stopServer, waitFor, type Server } from './harness.js'
-import type { LoadResult } from './load-result.js'
-import { startOtlpSink } from './otlp-sink.js'
-import { candidatoToRead, onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.js'
-import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.js'
+import { choosePinning, freePort, median, positiveInteger, runLoad, startServer, stopServer, waitFor, type Server } from './harness.ts'
+import type { LoadResult } from './load-result.ts'
+import { startOtlpSink } from './otlp-sink.ts'
+import { candidatoToRead, onPostgres, TRACING_PRELOAD, tracingConfigured } from './scenarios.ts'
+import { SHIPPED_NODE_FLAGS, shippedEnvironment } from './shipped-process.ts'
 
 const rounds = positiveInteger('BENCH_ROUNDS', 5)
 const durationSeconds = positiveInteger('BENCH_DURATION', 6)

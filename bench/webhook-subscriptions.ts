@@ -5,18 +5,24 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
 import pg from 'pg'
-import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from '../src/webhooks/queue-names.js'
-import { command, root, type Pinning, type Server } from './harness.js'
-import type { Arrivals, ReceiversMessage, ReceiversRequest } from './webhook-receivers.js'
+import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from '../src/webhooks/queue-names.ts'
+import { command, root, type Pinning, type Server } from './harness.ts'
+import type { Arrivals, ReceiversMessage, ReceiversRequest } from './webhook-receivers.ts'
 
 /** The receivers' path for bench/bare-sender.ts: answered like a subscription's, neither verified nor counted. */
 export const BARE_PATH = '/bare'
 
 export class Receivers {
-  private constructor (private readonly child: ChildProcess, readonly origins: string[]) {}
+  private readonly child: ChildProcess
+  readonly origins: string[]
+
+  private constructor (child: ChildProcess, origins: string[]) {
+    this.child = child
+    this.origins = origins
+  }
 
   static async start (pinning: Pinning, count: number): Promise<Receivers> {
-    const [file, argv] = command(pinning.load, ['--import=tsx', resolve(root, 'bench/webhook-receivers.ts'), String(count), BARE_PATH])
+    const [file, argv] = command(pinning.load, [resolve(root, 'bench/webhook-receivers.ts'), String(count), BARE_PATH])
     const child = spawn(file, argv, { cwd: root, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
     const message = await answer(child)
     if (message.type !== 'listening') throw new Error(`the receivers said ${message.type} before listening`)

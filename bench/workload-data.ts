@@ -4,8 +4,8 @@
 import { spawnSync } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { root } from './harness.js'
-import type { WorkloadData } from './workload-operations.js'
+import { root } from './harness.ts'
+import type { WorkloadData } from './workload-operations.ts'
 
 export interface SeedSizes {
   vagas: number

@@ -6,8 +6,8 @@
 // created and the instants it wrote are normalised before comparing. Any difference stops the run.
 import { isDeepStrictEqual } from 'node:util'
 import pg from 'pg'
-import type { Server } from './harness.js'
-import { createPicker, OPERATIONS, type OperationName, type WorkloadData, type WorkloadRequest } from './workload-operations.js'
+import type { Server } from './harness.ts'
+import { createPicker, OPERATIONS, type OperationName, type WorkloadData, type WorkloadRequest } from './workload-operations.ts'
 
 interface Answer { status: number, location: string | null, etag: string | null, body: unknown }
 

@@ -2,9 +2,9 @@
 // core. Reads the options as JSON from argv[2] and prints one JSON line of figures (bench/load-result.ts).
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
-import { summarize } from './load-result.js'
-import { openLoop } from './open-loop.js'
-import { OPERATIONS, createPicker, type OperationName, type Sequence, type WorkloadData, type WorkloadRequest } from './workload-operations.js'
+import { summarize } from './load-result.ts'
+import { openLoop } from './open-loop.ts'
+import { OPERATIONS, createPicker, type OperationName, type Sequence, type WorkloadData, type WorkloadRequest } from './workload-operations.ts'
 
 export interface WorkloadLoadOptions {
   baseUrl: string

@@ -3,13 +3,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { mintToken, TEST_JWT_SECRET } from '../test/helper.js'
-import { freePort, freshDatabase, medians, positiveInteger, runLoad, startServer, stopServer, untilQuiet, waitFor, type Pinning, type Server } from './harness.js'
-import type { LoadResult } from './load-result.js'
-import { appScript, SHIPPED_NODE_FLAGS } from './shipped-process.js'
-import { restoreWorkload, seedWorkload, untilDatabaseIdle } from './workload-data.js'
-import type { WorkloadLoadOptions } from './workload-load.js'
-import type { OperationName, WorkloadData } from './workload-operations.js'
+import { mintToken, TEST_JWT_SECRET } from '../test/helper.ts'
+import { freePort, freshDatabase, medians, positiveInteger, runLoad, startServer, stopServer, untilQuiet, waitFor, type Pinning, type Server } from './harness.ts'
+import type { LoadResult } from './load-result.ts'
+import { appScript, SHIPPED_NODE_FLAGS } from './shipped-process.ts'
+import { restoreWorkload, seedWorkload, untilDatabaseIdle } from './workload-data.ts'
+import type { WorkloadLoadOptions } from './workload-load.ts'
+import type { OperationName, WorkloadData } from './workload-operations.ts'
 
 export const settings = {
   vagas: positiveInteger('BENCH_VAGAS', 1000),
@@ -60,15 +60,31 @@ export class WorkloadBench {
   readonly servers: Server[] = []
   private readonly copies: Array<() => Promise<void>> = []
 
+  readonly pinning: Pinning
+  readonly databaseUrl: string
+  readonly data: WorkloadData
+  private readonly dataFile: string
+  readonly authorization: string
+  readonly scratch: string
+  private readonly drop: () => Promise<void>
+
   private constructor (
-    readonly pinning: Pinning,
-    readonly databaseUrl: string,
-    readonly data: WorkloadData,
-    private readonly dataFile: string,
-    readonly authorization: string,
-    readonly scratch: string,
-    private readonly drop: () => Promise<void>
-  ) {}
+    pinning: Pinning,
+    databaseUrl: string,
+    data: WorkloadData,
+    dataFile: string,
+    authorization: string,
+    scratch: string,
+    drop: () => Promise<void>
+  ) {
+    this.pinning = pinning
+    this.databaseUrl = databaseUrl
+    this.data = data
+    this.dataFile = dataFile
+    this.authorization = authorization
+    this.scratch = scratch
+    this.drop = drop
+  }
 
   static async seeded (pinning: Pinning, prefix: string): Promise<WorkloadBench> {
     const database = await freshDatabase(serverUrl, prefix)

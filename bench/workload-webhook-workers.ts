@@ -8,10 +8,10 @@
 // the deliveries may come twice. Beside each round, a bare client sends the same number of POSTs of
 // a delivery's body from the same core (bench/bare-sender.ts): what the HTTP requests alone cost.
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { BareSenderOptions, BareSenderResult } from './bare-sender.js'
-import { cpuSeconds, median, runScript, untilQuiet, type Server } from './harness.js'
-import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, type EventMark, type Receivers, type Subscribed } from './webhook-subscriptions.js'
-import { settings, type WorkloadBench } from './workload-runs.js'
+import type { BareSenderOptions, BareSenderResult } from './bare-sender.ts'
+import { cpuSeconds, median, runScript, untilQuiet, type Server } from './harness.ts'
+import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, type EventMark, type Receivers, type Subscribed } from './webhook-subscriptions.ts'
+import { settings, type WorkloadBench } from './workload-runs.ts'
 
 const OPERATION = 'candidatar'
 const SCALING_TOLERANCE = 0.1

@@ -18,15 +18,15 @@
 // After each run with subscriptions, what is still queued is dropped (bench/webhook-subscriptions.ts),
 // so no run inherits the backlog of another.
 import { setTimeout as sleep } from 'node:timers/promises'
-import { mintToken } from '../test/helper.js'
-import { compare, fmt, median, medians, positiveInteger, printRows, profilingFlags, type Comparison, type Figures, type Server } from './harness.js'
-import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
-import type { LoadResult } from './load-result.js'
-import { percentile } from './open-loop.js'
-import type { Arrivals } from './webhook-receivers.js'
-import { eventMark, eventsAfter, queuedAfter, Receivers, skipBacklog, subscribe, type EventMark, type RunEvent, type Subscribed } from './webhook-subscriptions.js'
-import { interleaved, settings, unexpected, type WorkloadBench } from './workload-runs.js'
-import { measureWorkerScaling, signal, stopWhenIdle, type DrainRound, type WorkerScaling } from './workload-webhook-workers.js'
+import { mintToken } from '../test/helper.ts'
+import { compare, fmt, median, medians, positiveInteger, printRows, profilingFlags, type Comparison, type Figures, type Server } from './harness.ts'
+import { SHIPPED_NODE_FLAGS } from './shipped-process.ts'
+import type { LoadResult } from './load-result.ts'
+import { percentile } from './open-loop.ts'
+import type { Arrivals } from './webhook-receivers.ts'
+import { eventMark, eventsAfter, queuedAfter, Receivers, skipBacklog, subscribe, type EventMark, type RunEvent, type Subscribed } from './webhook-subscriptions.ts'
+import { interleaved, settings, unexpected, type WorkloadBench } from './workload-runs.ts'
+import { measureWorkerScaling, signal, stopWhenIdle, type DrainRound, type WorkerScaling } from './workload-webhook-workers.ts'
 
 const SUBSCRIPTIONS = 10
 const OPERATION = 'candidatar'

@@ -9,13 +9,13 @@
 // at a fixed offered rate of half its capacity, for the latency a client feels. The `webhooks` section (bench/workload-webhooks.ts)
 // measures the actions with 10 webhook subscriptions against without, and the time from an event's
 // commit to its delivery. Figures go to stdout and bench/results/workload.json.
-import { choosePinning, compare, fmt, medians, printRows, profilingFlags, writeResults, type Comparison, type Figures, type Server } from './harness.js'
-import type { LoadResult } from './load-result.js'
-import { SHIPPED_NODE_FLAGS } from './shipped-process.js'
-import { OPERATIONS, type OperationName } from './workload-operations.js'
-import { selectedOperations, settings, unexpected, WorkloadBench, type Side } from './workload-runs.js'
-import { assertSameAnswers } from './workload-equality.js'
-import { measureWebhooks, printWebhooks, type WebhooksReport } from './workload-webhooks.js'
+import { choosePinning, compare, fmt, medians, printRows, profilingFlags, writeResults, type Comparison, type Figures, type Server } from './harness.ts'
+import type { LoadResult } from './load-result.ts'
+import { SHIPPED_NODE_FLAGS } from './shipped-process.ts'
+import { OPERATIONS, type OperationName } from './workload-operations.ts'
+import { selectedOperations, settings, unexpected, WorkloadBench, type Side } from './workload-runs.ts'
+import { assertSameAnswers } from './workload-equality.ts'
+import { measureWebhooks, printWebhooks, type WebhooksReport } from './workload-webhooks.ts'
 
 /** Operations also measured at a fixed offered rate of half their capacity. */
 const AT_HALF_CAPACITY = new Set<OperationName>(['mixed'])

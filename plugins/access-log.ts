@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { routePolicy } from '../src/http/policy/route-policy.js'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
 
 /**
  * Routes whose policy writes no access log (the probes, polled every few seconds) log at `warn`: no

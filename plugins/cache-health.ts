@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { CheckDetails } from '../src/health/registry.js'
+import type { CheckDetails } from '../src/health/registry.ts'
 
 /**
  * The `cache` check, when REDIS_URL is set. Not critical: without Redis the service serves token checks

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { AppOptions } from '../src/app.js'
-import type { Config } from '../src/config.js'
+import type { AppOptions } from '../src/app.ts'
+import type { Config } from '../src/config.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,8 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { limitConnections, type OpenConnections } from '../src/http/transport/connection-limits.js'
-import { guardConnections } from '../src/http/transport/connection-guard.js'
-import { connectionCap, openFileLimit, shareConnections, type ConnectionCaps } from '../src/http/transport/descriptor-limit.js'
+import { limitConnections, type OpenConnections } from '../src/http/transport/connection-limits.ts'
+import { guardConnections } from '../src/http/transport/connection-guard.ts'
+import { connectionCap, openFileLimit, shareConnections, type ConnectionCaps } from '../src/http/transport/descriptor-limit.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

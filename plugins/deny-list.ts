@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createMemoryDenyList, type DenyList } from '../src/auth/deny-list.js'
-import { ReplicatedDenyList } from '../src/auth/replicated-deny-list.js'
-import { logCause } from '../src/logging/redacted-cause.js'
-import { tightenOnceServing } from '../src/redis/boot-timeouts.js'
+import { createMemoryDenyList, type DenyList } from '../src/auth/deny-list.ts'
+import { ReplicatedDenyList } from '../src/auth/replicated-deny-list.ts'
+import { logCause } from '../src/logging/redacted-cause.ts'
+import { tightenOnceServing } from '../src/redis/boot-timeouts.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { answeredEarly, drainRestOfBody } from '../src/http/transport/early-answer.js'
-import { addRouteHook } from '../src/http/policy/route-hooks.js'
+import { answeredEarly, drainRestOfBody } from '../src/http/transport/early-answer.ts'
+import { addRouteHook } from '../src/http/policy/route-hooks.ts'
 
 // Methods whose requests carry a body: the only ones a client may still be sending when answered.
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ConfigError } from '../src/config.js'
-import { listenFailure } from '../src/http/transport/listen-failure.js'
+import { ConfigError } from '../src/config.ts'
+import { listenFailure } from '../src/http/transport/listen-failure.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,7 +28,7 @@ async function grpcHealth (fastify: FastifyInstance): Promise<void> {
   // gRPC (its server, protobuf, the health service definition) is loaded only when it is served:
   // a service without GRPC_PORT never has it in memory.
   const [{ logVerbosity, Server, ServerCredentials, setLogVerbosity }, { service: healthServiceDefinition }, { createGrpcHealthService }] = await Promise.all([
-    import('@grpc/grpc-js'), import('grpc-health-check'), import('../src/health/grpc-health-service.js')
+    import('@grpc/grpc-js'), import('grpc-health-check'), import('../src/health/grpc-health-service.ts')
   ])
   const log = fastify.log.child({ component: 'grpc-health' })
   const health = createGrpcHealthService(maxWatches)

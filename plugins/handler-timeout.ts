@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteOptions } from 'fastify'
 
-import { routePolicy } from '../src/http/policy/route-policy.js'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
 
 /**
  * The handler, except that what it returns or throws after the timeout has already answered is

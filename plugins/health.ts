@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createHealthRegistry, type CheckOptions, type CheckResult, type HealthCheck, type ProbeTag } from '../src/health/registry.js'
-import { createLifecycle, type Lifecycle } from '../src/health/lifecycle.js'
-import { createReadiness, type ProbeResult, type ReadinessListener } from '../src/health/readiness.js'
-import { createScheduler } from '../src/health/scheduler.js'
-import { livenessOf, type LivenessResult } from '../src/health/liveness.js'
-import type { HealthStatus } from '../src/health/status.js'
+import { createHealthRegistry, type CheckOptions, type CheckResult, type HealthCheck, type ProbeTag } from '../src/health/registry.ts'
+import { createLifecycle, type Lifecycle } from '../src/health/lifecycle.ts'
+import { createReadiness, type ProbeResult, type ReadinessListener } from '../src/health/readiness.ts'
+import { createScheduler } from '../src/health/scheduler.ts'
+import { livenessOf, type LivenessResult } from '../src/health/liveness.ts'
+import type { HealthStatus } from '../src/health/status.ts'
 
 export type { ProbeResult, ReadinessListener }
 

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { hostname } from 'node:os'
 import type { FastifyInstance } from 'fastify'
-import { logCause } from '../src/logging/redacted-cause.js'
+import { logCause } from '../src/logging/redacted-cause.ts'
 
 const SERVICE_NAME = 'recrutamento-api'
 

@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { logCause } from '../src/logging/redacted-cause.js'
-import { assess, instanceDetails, instanceKey, isHeartbeat, type Heartbeat } from '../src/health/heartbeats.js'
-import type { CheckDetails } from '../src/health/registry.js'
-import { worstOf } from '../src/health/status.js'
+import { logCause } from '../src/logging/redacted-cause.ts'
+import { assess, instanceDetails, instanceKey, isHeartbeat, type Heartbeat } from '../src/health/heartbeats.ts'
+import type { CheckDetails } from '../src/health/registry.ts'
+import { worstOf } from '../src/health/status.ts'
 
 export interface Heartbeats {
   /** Stores a heartbeat where every instance of the service sees it (Redis), or locally without Redis. */

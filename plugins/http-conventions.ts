@@ -1,14 +1,14 @@
 import fp from 'fastify-plugin'
 import FindMyWay from 'find-my-way'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { httpDateNow } from '../src/http/conventions/http-date.js'
-import { NO_STORE_HEADERS } from '../src/http/conventions/no-store.js'
-import { type Problem } from '../src/http/problems/problem.js'
-import { problem } from '../src/http/problems/error-catalogue.js'
-import { addRouteHook } from '../src/http/policy/route-hooks.js'
-import { routePolicy } from '../src/http/policy/route-policy.js'
-import { canonicalPath, originTarget, uriRuleViolation } from '../src/http/conventions/uri-rules.js'
-import { headerCount } from '../src/http/input/raw-headers.js'
+import { httpDateNow } from '../src/http/conventions/http-date.ts'
+import { NO_STORE_HEADERS } from '../src/http/conventions/no-store.ts'
+import { type Problem } from '../src/http/problems/problem.ts'
+import { problem } from '../src/http/problems/error-catalogue.ts'
+import { addRouteHook } from '../src/http/policy/route-hooks.ts'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
+import { canonicalPath, originTarget, uriRuleViolation } from '../src/http/conventions/uri-rules.ts'
+import { headerCount } from '../src/http/input/raw-headers.ts'
 
 export interface HttpConventionsOptions {
   /** Paths served by third-party plugins (documents, well-known URIs) that the URI rules do not bind. */

@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
 import { TYPE_EVENT_LOOP_DELAY, TYPE_EVENT_LOOP_UTILIZATION, TYPE_HEAP_USED_BYTES, TYPE_RSS_BYTES } from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { problem } from '../src/http/problems/error-catalogue.js'
-import { addRouteHook } from '../src/http/policy/route-hooks.js'
-import { routePolicy } from '../src/http/policy/route-policy.js'
-import { SAMPLE_INTERVAL_MS } from './process-load.js'
+import { problem } from '../src/http/problems/error-catalogue.ts'
+import { addRouteHook } from '../src/http/policy/route-hooks.ts'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
+import { SAMPLE_INTERVAL_MS } from './process-load.ts'
 
 /**
  * Load shedding: while event-loop delay, event-loop utilisation, heap or RSS are past their limits,

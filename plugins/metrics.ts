@@ -2,10 +2,10 @@ import fp from 'fastify-plugin'
 import fastifyMetricsModule from 'fastify-metrics'
 import promClient from 'prom-client'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { buildInfo } from '../src/build-info.js'
-import { gaugeValueOf } from '../src/health/status.js'
-import { addRouteHook } from '../src/http/policy/route-hooks.js'
-import { routePolicy } from '../src/http/policy/route-policy.js'
+import { buildInfo } from '../src/build-info.ts'
+import { gaugeValueOf } from '../src/health/status.ts'
+import { addRouteHook } from '../src/http/policy/route-hooks.ts'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

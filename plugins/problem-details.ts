@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
-import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from '../src/http/problems/problem.js'
-import { isDatabaseDeadline, isDatabaseUnavailable, isStorageFull } from '../src/storage/errors.js'
-import { defaultHeaders, isCountedRefusal, problem, uncodedProblem, type ProblemCode } from '../src/http/problems/error-catalogue.js'
-import { createRefusalLog } from '../src/logging/refusal-log.js'
-import { DATE_TIME_MESSAGE } from '../src/http/input/date-time.js'
+import { Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from '../src/http/problems/problem.ts'
+import { isDatabaseDeadline, isDatabaseUnavailable, isStorageFull } from '../src/storage/errors.ts'
+import { defaultHeaders, isCountedRefusal, problem, uncodedProblem, type ProblemCode } from '../src/http/problems/error-catalogue.ts'
+import { createRefusalLog } from '../src/logging/refusal-log.ts'
+import { DATE_TIME_MESSAGE } from '../src/http/input/date-time.ts'
 
 declare module 'fastify' {
   interface FastifyReply {

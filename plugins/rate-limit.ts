@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin'
 import fastifyRateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
-import { problem } from '../src/http/problems/error-catalogue.js'
-import { rateLimitStore, SharedCounters } from '../src/rate-limit/shared-counters.js'
-import { addRouteHook } from '../src/http/policy/route-hooks.js'
-import { routePolicy } from '../src/http/policy/route-policy.js'
+import { problem } from '../src/http/problems/error-catalogue.ts'
+import { rateLimitStore, SharedCounters } from '../src/rate-limit/shared-counters.ts'
+import { addRouteHook } from '../src/http/policy/route-hooks.ts'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
 
 // After Redis failed, count locally this long before asking it again.
 const REDIS_RETRY_AFTER_MS = 2_000

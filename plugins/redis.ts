@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import type { FastifyInstance } from 'fastify'
-import { bootTimeouts, tightenOnceServing } from '../src/redis/boot-timeouts.js'
+import { bootTimeouts, tightenOnceServing } from '../src/redis/boot-timeouts.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createRepositories, type Repositories } from '../src/storage/repositories.js'
+import { createRepositories, type Repositories } from '../src/storage/repositories.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

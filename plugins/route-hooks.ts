@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { ROUTE_STEP_ORDER, type RouteStep, type RouteStepOwner } from '../src/http/policy/route-hooks.js'
+import { ROUTE_STEP_ORDER, type RouteStep, type RouteStepOwner } from '../src/http/policy/route-hooks.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

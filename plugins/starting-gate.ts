@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
-import { problem } from '../src/http/problems/error-catalogue.js'
-import { routePolicy } from '../src/http/policy/route-policy.js'
+import { problem } from '../src/http/problems/error-catalogue.ts'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {

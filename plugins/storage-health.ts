@@ -1,11 +1,11 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import type { HealthStatus } from '../src/health/status.js'
-import type { CheckOutcome } from '../src/health/registry.js'
-import { addRouteHook } from '../src/http/policy/route-hooks.js'
-import { routePolicy } from '../src/http/policy/route-policy.js'
-import { isStorageFull } from '../src/storage/errors.js'
-import type { StorageState } from './storage.js'
+import type { HealthStatus } from '../src/health/status.ts'
+import type { CheckOutcome } from '../src/health/registry.ts'
+import { addRouteHook } from '../src/http/policy/route-hooks.ts'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
+import { isStorageFull } from '../src/storage/errors.ts'
+import type { StorageState } from './storage.ts'
 
 // What the storage's own state says before any query is tried.
 const NOT_READY: Record<Exclude<StorageState, 'ready'>, HealthStatus> = {

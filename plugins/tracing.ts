@@ -2,9 +2,9 @@ import fp from 'fastify-plugin'
 import type { SpanContext } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import type {} from '@fastify/otel'
-import { PROBLEM_CONTENT_TYPE } from '../src/http/problems/problem.js'
-import { routePolicy } from '../src/http/policy/route-policy.js'
-import { principalSubjectHash, problemCode } from '../src/tracing/request-span.js'
+import { PROBLEM_CONTENT_TYPE } from '../src/http/problems/problem.ts'
+import { routePolicy } from '../src/http/policy/route-policy.ts'
+import { principalSubjectHash, problemCode } from '../src/tracing/request-span.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,17 +1,17 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { logCause } from '../src/logging/redacted-cause.js'
-import { roleParts } from '../src/roles.js'
-import { attemptLimitSeconds, batchLimitSeconds } from '../src/webhooks/attempt-limit.js'
-import { batchHandler } from '../src/webhooks/deliver-batch.js'
-import { deliveryHandler } from '../src/webhooks/deliver.js'
-import type { DeliveryQueue } from '../src/webhooks/delivery-queue.js'
-import { anySubscription, dispatchEvents } from '../src/webhooks/dispatch.js'
-import { EventBodies } from '../src/webhooks/event-bodies.js'
-import { registerQueueMetrics } from '../src/webhooks/queue-metrics.js'
-import { eventRepresentation } from '../src/webhooks/event-source.js'
-import { newSigningSecret } from '../src/webhooks/signing-secret.js'
-import { checkTargetUrl } from '../src/webhooks/target-lookup.js'
+import { logCause } from '../src/logging/redacted-cause.ts'
+import { roleParts } from '../src/roles.ts'
+import { attemptLimitSeconds, batchLimitSeconds } from '../src/webhooks/attempt-limit.ts'
+import { batchHandler } from '../src/webhooks/deliver-batch.ts'
+import { deliveryHandler } from '../src/webhooks/deliver.ts'
+import type { DeliveryQueue } from '../src/webhooks/delivery-queue.ts'
+import { anySubscription, dispatchEvents } from '../src/webhooks/dispatch.ts'
+import { EventBodies } from '../src/webhooks/event-bodies.ts'
+import { registerQueueMetrics } from '../src/webhooks/queue-metrics.ts'
+import { eventRepresentation } from '../src/webhooks/event-source.ts'
+import { newSigningSecret } from '../src/webhooks/signing-secret.ts'
+import { checkTargetUrl } from '../src/webhooks/target-lookup.ts'
 
 export interface Webhooks {
   /** Why a target URL is refused (not public, or its name does not resolve), for the log alone; undefined when it is allowed. */
@@ -73,7 +73,7 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
     if (queue === undefined) {
       if (!role.readyWithQueue && !await anySubscription(storage.db)) return
       // The job queue's code is loaded with the first subscription: a service without any never holds it.
-      const { startDeliveryQueue } = await import('../src/webhooks/delivery-queue.js')
+      const { startDeliveryQueue } = await import('../src/webhooks/delivery-queue.ts')
       queue = await startDeliveryQueue(storage, settings, role.sendsDeliveries ? handlers : undefined, error => log.warn(logCause(error), 'webhook delivery queue failed'))
       log.info({ sendsDeliveries: role.sendsDeliveries }, 'webhook delivery queue started')
       if (role.readyWithQueue) fastify.health.refresh(['queue']).catch(() => {})

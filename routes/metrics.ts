@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { metricsRoute } from '../src/metrics/metrics-route.js'
+import { metricsRoute } from '../src/metrics/metrics-route.ts'
 
 /** `/metrics` on the service's port; the management listener serves it too. */
 const metrics: FastifyPluginAsync = async fastify => {

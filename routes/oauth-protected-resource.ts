@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { METADATA_PATH, protectedResourceMetadata } from '../src/auth/resource-metadata.js'
+import { METADATA_PATH, protectedResourceMetadata } from '../src/auth/resource-metadata.ts'
 
 const Metadata = Type.Object({
   resource: Type.String({ description: 'This resource server\'s identifier' }),

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { problem } from '../src/http/problems/error-catalogue.js'
-import { problemResponse } from '../src/http/problems/problem-response.js'
-import { readDateTime } from '../src/http/input/date-time.js'
+import { problem } from '../src/http/problems/error-catalogue.ts'
+import { problemResponse } from '../src/http/problems/problem-response.ts'
+import { readDateTime } from '../src/http/input/date-time.ts'
 
 const Params = Type.Object({ jti: Type.String({ pattern: '^[A-Za-z0-9._~:-]{1,200}$', description: 'The revoked token\'s jti claim' }) })
 const Revocation = Type.Object({

@@ -1,10 +1,10 @@
 import AutoLoad from '@fastify/autoload'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import type { Config } from './config.js'
-import { skipsPlugin, skipsRoute } from './roles.js'
-import type { EmbeddedDatabaseStarter } from './storage/embedded-database.js'
-import type { ApiVersionRow } from './versioning/versions.js'
+import type { Config } from './config.ts'
+import { skipsPlugin, skipsRoute } from './roles.ts'
+import type { EmbeddedDatabaseStarter } from './storage/embedded-database.ts'
+import type { ApiVersionRow } from './versioning/versions.ts'
 
 export interface AppOptions {
   config: Config

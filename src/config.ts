@@ -1,8 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { buildVersionTable } from './versioning/versions.js'
-import { SERVICE_ROLES } from './roles.js'
-import { describeUnknown, unknownSettings } from './unknown-settings.js'
+import { buildVersionTable } from './versioning/versions.ts'
+import { SERVICE_ROLES } from './roles.ts'
+import { describeUnknown, unknownSettings } from './unknown-settings.ts'
 
 // A *_FILE setting holds a path; PEM text there is a key pasted where its file belongs.
 const NOT_PEM = '^(?![\\s\\S]*-----BEGIN )'

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { ConfigError, type Config } from './config.js'
+import { ConfigError, type Config } from './config.ts'
 
 export interface TlsOptions {
   cert: Buffer

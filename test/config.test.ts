@@ -1,6 +1,6 @@
 import t from 'tap'
-import { loadConfig, SETTING_NAMES } from '../src/config.js'
-import { API_VERSION_ROWS } from '../src/versioning/versions.js'
+import { loadConfig, SETTING_NAMES } from '../src/config.ts'
+import { API_VERSION_ROWS } from '../src/versioning/versions.ts'
 
 t.test('RETRY_AFTER_SECONDS: 5 by default, its older name SHED_RETRY_AFTER_SECONDS still sets it, the newer name wins', async t => {
   t.equal(loadConfig({}).RETRY_AFTER_SECONDS, 5)

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { SignJWT, type CryptoKey, type KeyObject } from 'jose'
-import app from '../src/app.js'
-import { loadConfig, type Config } from '../src/config.js'
-import { serverOptions } from '../src/server-options.js'
-import { setRoutePolicyDefaults } from '../src/http/policy/route-policy.js'
-import type { ApiVersionRow } from '../src/versioning/versions.js'
-import { emptyDataDir, freshDataDir } from './support/pglite-template.js'
-import { deleteRedisKeys } from './support/services.js'
-import { sharedEmbeddedDatabase } from './support/shared-embedded-database.js'
+import app from '../src/app.ts'
+import { loadConfig, type Config } from '../src/config.ts'
+import { serverOptions } from '../src/server-options.ts'
+import { setRoutePolicyDefaults } from '../src/http/policy/route-policy.ts'
+import type { ApiVersionRow } from '../src/versioning/versions.ts'
+import { emptyDataDir, freshDataDir } from './support/pglite-template.ts'
+import { deleteRedisKeys } from './support/services.ts'
+import { sharedEmbeddedDatabase } from './support/shared-embedded-database.ts'
 
 interface Teardown { teardown: (fn: () => unknown) => void }
 
@@ -98,7 +98,7 @@ export async function bearer (options: MintOptions = {}): Promise<{ authorizatio
 }
 
 /** The URL of a real service a test needs, or undefined after a visible skip (a failure under CI). */
-export { requireService as serviceUrl } from './support/services.js'
+export { requireService as serviceUrl } from './support/services.ts'
 
 /**
  * A key prefix no other test or run shares, for tests on the shared Redis at `url`; every key under it

@@ -5,10 +5,10 @@ import t from 'tap'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { roleParts, SERVICE_ROLES } from '../src/roles.js'
-import { bearer, build, serviceUrl, uniqueRedisPrefix } from './helper.js'
-import { freshPostgresDatabase } from './support/services.js'
-import { untilReadiness } from './support/readiness.js'
+import { roleParts, SERVICE_ROLES } from '../src/roles.ts'
+import { bearer, build, serviceUrl, uniqueRedisPrefix } from './helper.ts'
+import { freshPostgresDatabase } from './support/services.ts'
+import { untilReadiness } from './support/readiness.ts'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200', WEBHOOK_DISPATCH_INTERVAL_MS: '100' }
 

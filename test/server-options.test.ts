@@ -2,9 +2,9 @@ import t from 'tap'
 import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import fp from 'fastify-plugin'
-import app from '../src/app.js'
-import { testConfig } from './helper.js'
-import { serverOptions } from '../src/server-options.js'
+import app from '../src/app.ts'
+import { testConfig } from './helper.ts'
+import { serverOptions } from '../src/server-options.ts'
 
 /** The app with the production log options, writing its JSON lines into an array. */
 async function buildLogged (t: { teardown: (fn: () => unknown) => void }, logLevel = 'info'): Promise<{ app: ReturnType<typeof Fastify>, lines: Array<Record<string, unknown>> }> {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
-import { healthDetailRoutes } from '../../src/health/detail-routes.js'
+import { healthDetailRoutes } from '../../src/health/detail-routes.ts'
 
 /** The detailed health endpoints on the service's port; the management listener serves them too. */
 const dependencies: FastifyPluginAsync = async fastify => {

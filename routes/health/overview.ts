@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { healthRouteSchema } from '../../src/health/route-schema.js'
-import { PROBE_ROUTE, StatusWithChecks } from '../../src/health/schemas.js'
-import { httpStatusOf } from '../../src/health/status.js'
+import { healthRouteSchema } from '../../src/health/route-schema.ts'
+import { PROBE_ROUTE, StatusWithChecks } from '../../src/health/schemas.ts'
+import { httpStatusOf } from '../../src/health/status.ts'
 
 /** GET /health: the general state; public callers see the status, `health:read` also sees the checks. */
 const overview: FastifyPluginAsyncTypebox = async (fastify) => {

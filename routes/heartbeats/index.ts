@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { problem } from '../../src/http/problems/error-catalogue.js'
-import { problemResponse } from '../../src/http/problems/problem-response.js'
-import { readDateTime } from '../../src/http/input/date-time.js'
+import { problem } from '../../src/http/problems/error-catalogue.ts'
+import { problemResponse } from '../../src/http/problems/problem-response.ts'
+import { readDateTime } from '../../src/http/input/date-time.ts'
 
 const HeartbeatMessage = Type.Object({
   service: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'Name of the emitting service or worker' }),

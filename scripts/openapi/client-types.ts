@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import openapiTS, { astToString } from 'openapi-typescript'
-import type { DocumentGroupInfo, ServedDocuments } from './documents.js'
+import type { DocumentGroupInfo, ServedDocuments } from './documents.ts'
 
 export const GENERATED_DIR = join(import.meta.dirname, '../../clients/typescript/src/generated')
 
@@ -24,8 +24,8 @@ function versionIndex (groups: DocumentGroupInfo[]): string {
   const sorted = [...groups].sort((a, b) => a.name.localeCompare(b.name))
   return [
     INDEX_HEADER,
-    'import { versionClient, type ApiClient, type ClientOptions } from \'../client.js\'',
-    ...sorted.map(group => `import type { paths as ${paths(group)} } from './${group.name}.js'`),
+    'import { versionClient, type ApiClient, type ClientOptions } from \'../client.ts\'',
+    ...sorted.map(group => `import type { paths as ${paths(group)} } from './${group.name}.ts'`),
     '',
     `export type { ${sorted.map(paths).join(', ')} }`,
     '',

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import fp from 'fastify-plugin'
-import app from '../../src/app.js'
-import { loadConfig, type Config } from '../../src/config.js'
-import { documentGroups } from '../../src/openapi/groups.js'
-import { serverOptions } from '../../src/server-options.js'
-import { buildVersionTable, type ApiVersionTable } from '../../src/versioning/versions.js'
+import app from '../../src/app.ts'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { documentGroups } from '../../src/openapi/groups.ts'
+import { serverOptions } from '../../src/server-options.ts'
+import { buildVersionTable, type ApiVersionTable } from '../../src/versioning/versions.ts'
 
 /** One served document: a version's (`v1`, `v2`, ...) or the version-neutral `ops`. */
 export interface DocumentGroupInfo {

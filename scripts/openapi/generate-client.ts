@@ -3,8 +3,8 @@
 // app; one document per version of the version table, plus `ops`.
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { clientTypes, GENERATED_DIR, staleClientTypes } from './client-types.js'
-import { servedDocuments, tableGroups, type ServedDocuments } from './documents.js'
+import { clientTypes, GENERATED_DIR, staleClientTypes } from './client-types.ts'
+import { servedDocuments, tableGroups, type ServedDocuments } from './documents.ts'
 
 async function fetchedDocuments (baseUrl: string): Promise<ServedDocuments> {
   const groups = tableGroups()

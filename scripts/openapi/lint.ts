@@ -6,8 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { clientTypes, staleClientTypes } from './client-types.js'
-import { servedDocuments } from './documents.js'
+import { clientTypes, staleClientTypes } from './client-types.ts'
+import { servedDocuments } from './documents.ts'
 
 const root = join(import.meta.dirname, '../..')
 const bin = (name: string) => join(root, 'node_modules/.bin', name)

@@ -1,13 +1,13 @@
 import type { Algorithm } from 'fast-jwt'
-import type { Config } from '../config.js'
-import { audienceList } from './claims.js'
-import type { DenyList } from './deny-list.js'
-import { createIntrospector } from './introspection.js'
-import { createJwksKeyFinder, type JwksKeyFinder } from './jwks.js'
-import { createJwtVerifier, type JwtClaims } from './jwt-verifier.js'
-import { resolveKeySource, type KeySource } from './key-source.js'
-import { InvalidTokenError } from './errors.js'
-import { createTokenVerifier, type TokenVerifier } from './token-verifier.js'
+import type { Config } from '../config.ts'
+import { audienceList } from './claims.ts'
+import type { DenyList } from './deny-list.ts'
+import { createIntrospector } from './introspection.ts'
+import { createJwksKeyFinder, type JwksKeyFinder } from './jwks.ts'
+import { createJwtVerifier, type JwtClaims } from './jwt-verifier.ts'
+import { resolveKeySource, type KeySource } from './key-source.ts'
+import { InvalidTokenError } from './errors.ts'
+import { createTokenVerifier, type TokenVerifier } from './token-verifier.ts'
 
 // As many tokens as the JWT verifier caches, trusted for at most its cache time (fast-jwt's 10 minutes).
 const VERIFIED_TOKENS_REMEMBERED = 10_000

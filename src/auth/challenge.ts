@@ -1,6 +1,6 @@
-import { type Problem } from '../http/problems/problem.js'
-import { problem } from '../http/problems/error-catalogue.js'
-import { INVALID_TOKEN_DESCRIPTIONS, type InvalidTokenReason } from './errors.js'
+import { type Problem } from '../http/problems/problem.ts'
+import { problem } from '../http/problems/error-catalogue.ts'
+import { INVALID_TOKEN_DESCRIPTIONS, type InvalidTokenReason } from './errors.ts'
 
 export interface ChallengeSettings {
   realm: string

@@ -1,4 +1,4 @@
-import { InvalidTokenError } from './errors.js'
+import { InvalidTokenError } from './errors.ts'
 
 export interface ClaimRules {
   /** The exact `iss` required, when set. */

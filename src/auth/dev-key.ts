@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ConfigError } from '../config.js'
+import { ConfigError } from '../config.ts'
 
 export const DEV_SECRET_FILE = 'dev-auth-secret'
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { InvalidTokenError, TokenCheckUnavailableError } from './errors.js'
-import { createExpiringCache } from './expiring-cache.js'
-import type { JwtClaims } from './jwt-verifier.js'
+import { InvalidTokenError, TokenCheckUnavailableError } from './errors.ts'
+import { createExpiringCache } from './expiring-cache.ts'
+import type { JwtClaims } from './jwt-verifier.ts'
 
 export interface IntrospectionOptions {
   /** The RFC 7662 endpoint, from settings. */

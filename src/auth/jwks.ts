@@ -1,6 +1,6 @@
 import { KeyObject } from 'node:crypto'
 import { createLocalJWKSet, createRemoteJWKSet, errors, type JWSHeaderParameters } from 'jose'
-import { InvalidTokenError, TokenCheckUnavailableError } from './errors.js'
+import { InvalidTokenError, TokenCheckUnavailableError } from './errors.ts'
 
 type CryptoKey = Awaited<ReturnType<ReturnType<typeof createRemoteJWKSet>>>
 

@@ -1,5 +1,5 @@
 import { createVerifier, TokenError, type Algorithm, type KeyFetcher } from 'fast-jwt'
-import { InvalidTokenError, TokenCheckUnavailableError, type InvalidTokenReason } from './errors.js'
+import { InvalidTokenError, TokenCheckUnavailableError, type InvalidTokenReason } from './errors.ts'
 
 export type JwtClaims = Record<string, unknown>
 

@@ -1,9 +1,9 @@
 import { createPublicKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { Algorithm } from 'fast-jwt'
-import { ConfigError, type Config } from '../config.js'
-import { loadOrCreateDevSecret } from './dev-key.js'
-import { algorithmsForPublicKey } from './key-algorithms.js'
+import { ConfigError, type Config } from '../config.ts'
+import { loadOrCreateDevSecret } from './dev-key.ts'
+import { algorithmsForPublicKey } from './key-algorithms.ts'
 
 export type KeySource =
   | { kind: 'secret', key: string, algorithms: Algorithm[] }

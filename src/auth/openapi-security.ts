@@ -2,7 +2,7 @@
 // `schema.security`): the scopes under an OAuth 2.0 client-credentials scheme, so tools can list them
 // and find where tokens come from, and a plain bearer scheme beside it for a token obtained elsewhere.
 
-import type { RoutePolicy } from '../http/policy/route-policy.js'
+import type { RoutePolicy } from '../http/policy/route-policy.ts'
 
 export const OAUTH2_SCHEME_NAME = 'oauth2'
 export const BEARER_SCHEME_NAME = 'bearerAuth'

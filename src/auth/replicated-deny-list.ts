@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
-import { RevokedIds, type DenyList } from './deny-list.js'
-import { TokenCheckUnavailableError } from './errors.js'
+import { RevokedIds, type DenyList } from './deny-list.ts'
+import { TokenCheckUnavailableError } from './errors.ts'
 
 // One sorted set: member the jti, score the token's exp (seconds). A full load is one range read of
 // the entries not yet expired, and expired ones are dropped by score.

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import { headerCount } from '../http/input/raw-headers.js'
-import { InvalidAuthRequestError, InvalidTokenError } from './errors.js'
+import { headerCount } from '../http/input/raw-headers.ts'
+import { InvalidAuthRequestError, InvalidTokenError } from './errors.ts'
 
 export type TokenSource = 'header' | 'query' | 'body'
 

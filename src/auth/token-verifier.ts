@@ -1,8 +1,8 @@
-import { checkClaims, type ClaimRules } from './claims.js'
-import { InvalidTokenError } from './errors.js'
-import type { JwtClaims } from './jwt-verifier.js'
-import { principalOf, type Principal } from './principal.js'
-import { createExpiringCache } from './expiring-cache.js'
+import { checkClaims, type ClaimRules } from './claims.ts'
+import { InvalidTokenError } from './errors.ts'
+import type { JwtClaims } from './jwt-verifier.ts'
+import { principalOf, type Principal } from './principal.ts'
+import { createExpiringCache } from './expiring-cache.ts'
 
 export interface TokenVerifierParts {
   /** Verifies a JWT (signature, algorithm, time). */

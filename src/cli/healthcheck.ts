@@ -4,7 +4,7 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, loadConfig } from '../config.ts'
 
 const PROBES = ['live', 'ready', 'startup'] as const
 type Probe = typeof PROBES[number]

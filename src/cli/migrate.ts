@@ -1,6 +1,6 @@
 // npm run migrate: applies every pending migration to the configured database, then exits.
-import { migrateToLatest } from '../storage/migrate.js'
-import { withDatabase } from './with-database.js'
+import { migrateToLatest } from '../storage/migrate.ts'
+import { withDatabase } from './with-database.ts'
 
 await withDatabase('migrate', async ({ db, kind }) => {
   const applied = await migrateToLatest(db)

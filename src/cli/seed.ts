@@ -1,8 +1,8 @@
 // npm run seed -- [vagas] [candidatos]: fills the configured database with demonstration data
 // (default 20 vagas, 2000 candidatos) and prints URLs worth reading, e.g. for a benchmark.
-import { migrateToLatest } from '../storage/migrate.js'
-import { seed } from '../storage/seed.js'
-import { withDatabase } from './with-database.js'
+import { migrateToLatest } from '../storage/migrate.ts'
+import { seed } from '../storage/seed.ts'
+import { withDatabase } from './with-database.ts'
 
 function count (value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { createSigner } from 'fast-jwt'
-import { ConfigError, loadConfig, type Config } from '../config.js'
-import { audienceList } from '../auth/claims.js'
-import { loadOrCreateDevSecret } from '../auth/dev-key.js'
+import { ConfigError, loadConfig, type Config } from '../config.ts'
+import { audienceList } from '../auth/claims.ts'
+import { loadOrCreateDevSecret } from '../auth/dev-key.ts'
 
 const USAGE = `usage: npm run token -- [--scope "a:read b:write"] [--ttl 15m] [--sub developer] [--jti id]
   --ttl  lifetime: a number of seconds, or with a unit s, m, h (at most 24h); default 15m`

@@ -1,5 +1,5 @@
-import { ConfigError, loadConfig } from '../config.js'
-import { createDatabase, type Database } from '../storage/database.js'
+import { ConfigError, loadConfig } from '../config.ts'
+import { createDatabase, type Database } from '../storage/database.ts'
 
 /**
  * Runs a command-line task against the configured database (PostgreSQL or the embedded one),

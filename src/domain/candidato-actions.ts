@@ -1,7 +1,7 @@
 // The candidato state machine: which actions each state allows and where each one leads.
 // Pure functions of the current state; the storage layer applies a decision atomically.
-import type { CandidatoStatus } from './candidato.js'
-import { acceptsCandidatos, type VagaStatus } from './vaga.js'
+import type { CandidatoStatus } from './candidato.ts'
+import { acceptsCandidatos, type VagaStatus } from './vaga.ts'
 
 export const CANDIDATO_ACTIONS = ['candidatar', 'aprovar', 'reprovar', 'transferir'] as const
 export type CandidatoAction = typeof CANDIDATO_ACTIONS[number]

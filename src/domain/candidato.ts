@@ -1,6 +1,6 @@
 // Candidates: what a candidato is and which values it accepts. Pure: no framework, no database.
-import type { FieldIssue } from './vaga.js'
-import type { IsoTimestamp } from './iso-timestamp.js'
+import type { FieldIssue } from './vaga.ts'
+import type { IsoTimestamp } from './iso-timestamp.ts'
 
 export const CANDIDATO_STATUSES = ['cadastrado', 'inscrito', 'aprovado', 'reprovado'] as const
 export type CandidatoStatus = typeof CANDIDATO_STATUSES[number]

@@ -1,5 +1,5 @@
 // The events of the feed: one per state change, named by what changed. Pure: no framework, no database.
-import { ACTION_CALLS, type ActionCall } from './candidato-actions.js'
+import { ACTION_CALLS, type ActionCall } from './candidato-actions.ts'
 
 export const SUBJECT_KINDS = ['vaga', 'candidato'] as const
 export type SubjectKind = typeof SUBJECT_KINDS[number]

@@ -1,5 +1,5 @@
 // Vacancies: what a vaga is and which values it accepts. Pure: no framework, no database.
-import type { IsoTimestamp } from './iso-timestamp.js'
+import type { IsoTimestamp } from './iso-timestamp.ts'
 
 export const VAGA_STATUSES = ['aberta', 'fechada'] as const
 export type VagaStatus = typeof VAGA_STATUSES[number]

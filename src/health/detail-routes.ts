@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import type { CheckResult } from './registry.js'
-import { healthRouteSchema } from './route-schema.js'
-import { DeepResult, DependenciesResult, DependencyResult } from './schemas.js'
-import { httpStatusOf, worstOf } from './status.js'
-import { problem } from '../http/problems/error-catalogue.js'
+import type { CheckResult } from './registry.ts'
+import { healthRouteSchema } from './route-schema.ts'
+import { DeepResult, DependenciesResult, DependencyResult } from './schemas.ts'
+import { httpStatusOf, worstOf } from './status.ts'
+import { problem } from '../http/problems/error-catalogue.ts'
 
 // Detail endpoints are not polled by balancers: they keep the request histogram.
 const PROTECTED = { logLevel: 'warn', config: { shed: false, rateLimit: false, scopes: ['health:read'] } } as const

@@ -1,5 +1,5 @@
 import { status as GrpcStatus, type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js'
-import type { HealthStatus } from './status.js'
+import type { HealthStatus } from './status.ts'
 
 export type ServingStatus = 'SERVING' | 'NOT_SERVING' | 'UNKNOWN'
 

@@ -1,4 +1,4 @@
-import type { HealthStatus } from './status.js'
+import type { HealthStatus } from './status.ts'
 
 /** A heartbeat as pushed by a worker (docs/operations.md, "Health and status"), with what the service learned on receipt. */
 export interface Heartbeat {

@@ -1,4 +1,4 @@
-import type { HealthStatus } from './status.js'
+import type { HealthStatus } from './status.ts'
 
 export interface LivenessResult {
   status: HealthStatus

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { healthRouteSchema } from './route-schema.js'
-import { PROBE_ROUTE, StatusOnly, StatusWithChecks } from './schemas.js'
-import { readinessAnswer } from './readiness-answer.js'
-import { httpStatusOf } from './status.js'
+import { healthRouteSchema } from './route-schema.ts'
+import { PROBE_ROUTE, StatusOnly, StatusWithChecks } from './schemas.ts'
+import { readinessAnswer } from './readiness-answer.ts'
+import { httpStatusOf } from './status.ts'
 
 /**
  * The public probes: they read results the background refresh keeps, and touch no dependency. Served

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { httpStatusOf, type HealthStatus } from './status.js'
+import { httpStatusOf, type HealthStatus } from './status.ts'
 
 /** The readiness result with its HTTP status: `/health/ready`, and `/health` on the management listener. */
 export function readinessAnswer (health: { readiness: () => { status: HealthStatus } }) {

@@ -1,6 +1,6 @@
-import type { HealthRegistry } from './registry.js'
-import type { Lifecycle } from './lifecycle.js'
-import { httpStatusOf, worstOf, type HealthStatus } from './status.js'
+import type { HealthRegistry } from './registry.ts'
+import type { Lifecycle } from './lifecycle.ts'
+import { httpStatusOf, worstOf, type HealthStatus } from './status.ts'
 
 export interface ProbeResult {
   status: HealthStatus

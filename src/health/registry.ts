@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
-import { logCause } from '../logging/redacted-cause.js'
-import { asNonCritical, httpStatusOf, type HealthStatus } from './status.js'
+import { logCause } from '../logging/redacted-cause.ts'
+import { asNonCritical, httpStatusOf, type HealthStatus } from './status.ts'
 
 /** The probes a check can take part in. Liveness never includes a registered check. */
 export type ProbeTag = 'ready' | 'startup' | 'deep'

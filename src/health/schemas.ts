@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { HEALTH_STATUSES } from './status.js'
+import { HEALTH_STATUSES } from './status.ts'
 
 // Response shapes of the health endpoints (docs/operations.md, "Health and status"), shared by the route files.
 

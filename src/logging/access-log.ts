@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
-import { traceLogFields } from '../tracing/request-span.js'
+import { traceLogFields } from '../tracing/request-span.ts'
 
 /**
  * One access line per request, written when the answer is sent: method, URL, status and time

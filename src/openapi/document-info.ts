@@ -1,5 +1,5 @@
-import type { ApiVersion, ApiVersionTable } from '../versioning/versions.js'
-import type { DocumentGroup } from './groups.js'
+import type { ApiVersion, ApiVersionTable } from '../versioning/versions.ts'
+import type { DocumentGroup } from './groups.ts'
 
 const TITLE = 'recrutamento API'
 

@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify'
-import type { ApiVersion, ApiVersionTable } from '../versioning/versions.js'
-import { versionedHref } from '../versioning/href.js'
-import { isApiPath, routeVersions } from '../versioning/route-versions.js'
+import type { ApiVersion, ApiVersionTable } from '../versioning/versions.ts'
+import { versionedHref } from '../versioning/href.ts'
+import { isApiPath, routeVersions } from '../versioning/route-versions.ts'
 
 /** One OpenAPI document: a version group (`v1`, `v2`) or the version-neutral `ops` group. */
 export interface DocumentGroup {

@@ -1,8 +1,8 @@
 import type { RouteOptions } from 'fastify'
-import { securityOf } from '../auth/openapi-security.js'
-import { codesAnsweredBy, type OperationTraits } from '../http/problems/error-catalogue.js'
-import { routePolicy } from '../http/policy/route-policy.js'
-import { problemCodes, problemResponse } from '../http/problems/problem-response.js'
+import { securityOf } from '../auth/openapi-security.ts'
+import { codesAnsweredBy, type OperationTraits } from '../http/problems/error-catalogue.ts'
+import { routePolicy } from '../http/policy/route-policy.ts'
+import { problemCodes, problemResponse } from '../http/problems/problem-response.ts'
 
 // What every OpenAPI operation gains from the route declaration beyond its own schema: the security
 // requirement the bearer-auth plugin enforces (from the same route policy), every error answer the

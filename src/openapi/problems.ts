@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http'
-import { catalogueEntry, type CatalogueEntry } from '../http/problems/error-catalogue.js'
-import { problemType } from '../http/problems/problem.js'
-import { PROBLEM_MEDIA_TYPE, ProblemSchema, problemCodes } from '../http/problems/problem-response.js'
+import { catalogueEntry, type CatalogueEntry } from '../http/problems/error-catalogue.ts'
+import { problemType } from '../http/problems/problem.ts'
+import { PROBLEM_MEDIA_TYPE, ProblemSchema, problemCodes } from '../http/problems/problem-response.ts'
 
 // How the documents describe error answers: every answer points at the one shared `Problem` schema,
 // with an example of its first code.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ifNoneMatchHits } from '../http/conventions/conditional.js'
-import { httpDate } from '../http/conventions/http-date.js'
+import { ifNoneMatchHits } from '../http/conventions/conditional.ts'
+import { httpDate } from '../http/conventions/http-date.ts'
 
 interface SerializedDocument { body: Buffer, etag: string, lastModified: string }
 

@@ -1,12 +1,12 @@
 // The `webhooks` of a version's OpenAPI 3.1 document: the request a subscription receives.
 import { Type } from '@sinclair/typebox'
-import type { ApiVersion, ApiVersionTable } from '../versioning/versions.js'
-import { servedVersions } from '../versioning/profiles.js'
-import { candidatoVersions } from '../representations/candidato-versions.js'
-import { Timestamp } from '../representations/fields.js'
-import { EventTypeSchema, eventoSchema } from '../representations/evento.js'
-import { vagaVersions } from '../representations/vaga-versions.js'
-import { webhookVersions } from '../representations/webhook-versions.js'
+import type { ApiVersion, ApiVersionTable } from '../versioning/versions.ts'
+import { servedVersions } from '../versioning/profiles.ts'
+import { candidatoVersions } from '../representations/candidato-versions.ts'
+import { Timestamp } from '../representations/fields.ts'
+import { EventTypeSchema, eventoSchema } from '../representations/evento.ts'
+import { vagaVersions } from '../representations/vaga-versions.ts'
+import { webhookVersions } from '../representations/webhook-versions.ts'
 
 function profileIn<P extends object> (table: ApiVersionTable, version: ApiVersion, resource: Parameters<typeof servedVersions<P>>[1]): P {
   return servedVersions(table, resource).find(entry => entry.version === version.version)!.profile

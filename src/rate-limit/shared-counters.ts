@@ -1,6 +1,6 @@
 import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { Redis } from 'ioredis'
-import { LocalCounters, type WindowCount } from './local-counters.js'
+import { LocalCounters, type WindowCount } from './local-counters.ts'
 
 // One round trip: count, start the window on the first hit, report what is left of it.
 const INCREMENT_SCRIPT = `

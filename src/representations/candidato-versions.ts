@@ -1,9 +1,9 @@
 // What a candidato is in each API version: the one place that says how the versions differ.
 import type { TObject } from '@sinclair/typebox'
-import type { CandidatoDetail, CandidatoRecord } from '../storage/candidatos-repository.js'
-import { versionedResource } from '../versioning/profiles.js'
-import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV2 } from './candidato.js'
-import type { Paging } from './paging.js'
+import type { CandidatoDetail, CandidatoRecord } from '../storage/candidatos-repository.ts'
+import { versionedResource } from '../versioning/profiles.ts'
+import { CandidatoV1Schema, CandidatoV2Schema, candidatoV1, candidatoV2 } from './candidato.ts'
+import type { Paging } from './paging.ts'
 
 export interface CandidatoProfile {
   /** How `/candidatos` and `/vagas/{id}/candidatos` are paged. */

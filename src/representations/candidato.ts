@@ -1,11 +1,11 @@
 // The candidato representations: v1 names the vaga by id, v2 embeds a summary of it.
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox'
-import { allowedCalls, CANDIDATO_ACTIONS } from '../domain/candidato-actions.js'
-import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../domain/candidato.js'
-import type { CandidatoDetail, CandidatoRecord } from '../storage/candidatos-repository.js'
-import type { IsoTimestamp } from '../domain/iso-timestamp.js'
-import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './fields.js'
-import { VagaStatusSchema, vagaPath } from './vaga.js'
+import { allowedCalls, CANDIDATO_ACTIONS } from '../domain/candidato-actions.ts'
+import { CANDIDATO_STATUSES, EMAIL_MAX_LENGTH, EMAIL_PATTERN, NOME_MAX_LENGTH } from '../domain/candidato.ts'
+import type { CandidatoDetail, CandidatoRecord } from '../storage/candidatos-repository.ts'
+import type { IsoTimestamp } from '../domain/iso-timestamp.ts'
+import { Id, Links, NullableString, StringEnum, Text, Timestamp, UUID_PATTERN, type Link } from './fields.ts'
+import { VagaStatusSchema, vagaPath } from './vaga.ts'
 
 export const CandidatoStatusSchema = StringEnum(CANDIDATO_STATUSES, { description: 'cadastrado -> inscrito (candidatar) -> aprovado | reprovado' })
 

@@ -1,5 +1,5 @@
 // Which API versions serve the event feed: the one place that says so.
-import { versionedResource } from '../versioning/profiles.js'
+import { versionedResource } from '../versioning/profiles.ts'
 
 export interface EventoProfile {
   /** Whether the version serves `/eventos`. */

@@ -1,12 +1,12 @@
 // The event representation: what changed, when, by whom, and the subject as it became.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { EVENT_TYPES, SUBJECT_KINDS } from '../domain/events.js'
-import type { EventRecord } from '../storage/eventos-repository.js'
-import type { CandidatoRecord } from '../storage/candidatos-repository.js'
-import type { VagaRecord } from '../storage/vagas-repository.js'
-import { Id, Links, StringEnum, Timestamp, type Link } from './fields.js'
-import { candidatoPath } from './candidato.js'
-import { vagaPath } from './vaga.js'
+import { EVENT_TYPES, SUBJECT_KINDS } from '../domain/events.ts'
+import type { EventRecord } from '../storage/eventos-repository.ts'
+import type { CandidatoRecord } from '../storage/candidatos-repository.ts'
+import type { VagaRecord } from '../storage/vagas-repository.ts'
+import { Id, Links, StringEnum, Timestamp, type Link } from './fields.ts'
+import { candidatoPath } from './candidato.ts'
+import { vagaPath } from './vaga.ts'
 
 export const EventTypeSchema = StringEnum(EVENT_TYPES, { description: 'What changed; docs/api.md lists each type' })
 

@@ -1,9 +1,9 @@
 // What a vaga is in each API version: the one place that says how the versions differ.
 import type { TSchema } from '@sinclair/typebox'
-import type { VagaRecord } from '../storage/vagas-repository.js'
-import { versionedResource } from '../versioning/profiles.js'
-import type { ItemRepresentation, Paging } from './paging.js'
-import { VagaSchema, vagaRepresentation } from './vaga.js'
+import type { VagaRecord } from '../storage/vagas-repository.ts'
+import { versionedResource } from '../versioning/profiles.ts'
+import type { ItemRepresentation, Paging } from './paging.ts'
+import { VagaSchema, vagaRepresentation } from './vaga.ts'
 
 export interface VagaProfile {
   /** How `/vagas` is paged. */

@@ -1,8 +1,8 @@
 // The vaga representation, the same in every API version except for the version in its links.
 import { Type, type Static } from '@sinclair/typebox'
-import { DESCRICAO_MAX_LENGTH, TITULO_MAX_LENGTH } from '../domain/vaga.js'
-import type { VagaRecord } from '../storage/vagas-repository.js'
-import { Id, Links, NullableString, StringEnum, TEXT_PATTERN, Text, Timestamp, type Link } from './fields.js'
+import { DESCRICAO_MAX_LENGTH, TITULO_MAX_LENGTH } from '../domain/vaga.ts'
+import type { VagaRecord } from '../storage/vagas-repository.ts'
+import { Id, Links, NullableString, StringEnum, TEXT_PATTERN, Text, Timestamp, type Link } from './fields.ts'
 
 export const VagaStatusSchema = StringEnum(['aberta', 'fechada'], { description: '`aberta` accepts candidatos; `fechada` does not' })
 const Titulo = Text({ minLength: 1, maxLength: TITULO_MAX_LENGTH, description: 'The title, 1 to 200 characters', examples: ['Desenvolvedora backend'] })

@@ -1,5 +1,5 @@
 // Which API versions serve webhook subscriptions: the one place that says so.
-import { versionedResource } from '../versioning/profiles.js'
+import { versionedResource } from '../versioning/profiles.ts'
 
 export interface WebhookProfile {
   /** Whether the version serves `/webhooks`. */

@@ -1,9 +1,9 @@
 // The webhook subscription representation, and its delivery attempts.
 import { Type } from '@sinclair/typebox'
-import type { WebhookRecord } from '../storage/webhooks-repository.js'
-import { ATTEMPT_ERRORS } from '../domain/webhook-attempt.js'
-import { EventTypeSchema } from './evento.js'
-import { Id, Links, NullableString, StringEnum, Timestamp } from './fields.js'
+import type { WebhookRecord } from '../storage/webhooks-repository.ts'
+import { ATTEMPT_ERRORS } from '../domain/webhook-attempt.ts'
+import { EventTypeSchema } from './evento.ts'
+import { Id, Links, NullableString, StringEnum, Timestamp } from './fields.ts'
 
 export const webhookPath = (id: string): string => `/webhooks/${id}`
 

@@ -1,9 +1,9 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
-import { startEmbeddedDatabase, type EmbeddedDatabaseStarter, type EmbeddedLog } from './embedded-database.js'
-import { preparingClient } from './prepared-statements.js'
-import { readTimestampsAsIsoStrings } from './timestamps.js'
-import type { Schema } from './schema.js'
+import { startEmbeddedDatabase, type EmbeddedDatabaseStarter, type EmbeddedLog } from './embedded-database.ts'
+import { preparingClient } from './prepared-statements.ts'
+import { readTimestampsAsIsoStrings } from './timestamps.ts'
+import type { Schema } from './schema.ts'
 
 export type DatabaseKind = 'postgres' | 'pglite'
 

@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { extname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { DataDirError, lockDataDir } from './data-dir-lock.js'
+import { DataDirError, lockDataDir } from './data-dir-lock.ts'
 
 export interface EmbeddedLog {
   info: (fields: object, message: string) => void
@@ -32,13 +32,13 @@ const STOP_TIMEOUT_MS = 10_000
 const MAX_SOCKET_PATH_BYTES = 103
 const GAVE_UP = 'the embedded database stopped and could not be restarted'
 
-// The entry beside this module, compiled or not, as this module runs; TypeScript sources run through tsx.
+// The entry beside this module, compiled or not, as this module runs.
 const EXTENSION = extname(fileURLToPath(import.meta.url))
 const ENTRY = fileURLToPath(new URL(`./embedded-server${EXTENSION}`, import.meta.url))
 // Only what the entry needs to load: the parent's hooks (a debugger, a test runner's) would slow every start.
 // The database's WebAssembly runs as V8's baseline compiler (Liftoff) makes it: optimised code for
 // the functions a database calls often doubles the process's memory for little gain in its speed.
-const EXEC_ARGV = ['--liftoff-only', ...EXTENSION === '.ts' ? ['--import', 'tsx/esm'] : []]
+const EXEC_ARGV = ['--liftoff-only']
 
 /**
  * Runs the embedded database (PGlite under DATA_DIR/pglite) in a child process serving the PostgreSQL

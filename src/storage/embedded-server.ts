@@ -9,8 +9,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketHandler, type PGLiteSocketHandlerOptions } from '@electric-sql/pglite-socket'
-import { lockDataDir } from './data-dir-lock.js'
-import { SessionQueue } from './session-queue.js'
+import { lockDataDir } from './data-dir-lock.ts'
+import { SessionQueue } from './session-queue.ts'
 
 const [directory, socketArgument] = process.argv.slice(2) as [string, string | undefined]
 

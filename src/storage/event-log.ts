@@ -2,9 +2,9 @@
 // in its transaction (with appendEvents, or in the statement of its change: candidatos-repository.ts),
 // and every read of the feed starts with numberCommittedEvents.
 import { sql, type Kysely, type Transaction } from 'kysely'
-import type { SubjectKind } from '../domain/events.js'
-import { inTransaction } from './in-transaction.js'
-import type { Schema } from './schema.js'
+import type { SubjectKind } from '../domain/events.ts'
+import { inTransaction } from './in-transaction.ts'
+import type { Schema } from './schema.ts'
 
 /** The advisory lock of whoever numbers events; no other code takes this key. */
 const NUMBERING_LOCK_KEY = sql.lit(0x65_76_65_6e_74)

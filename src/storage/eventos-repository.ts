@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely'
-import type { SubjectKind } from '../domain/events.js'
-import type { IsoTimestamp } from '../domain/iso-timestamp.js'
-import { numberCommittedEvents } from './event-log.js'
-import { withoutStatementDeadline } from './statement-deadline.js'
-import type { Schema } from './schema.js'
-import { storedCandidato } from './candidatos-repository.js'
-import { storedVaga } from './vagas-repository.js'
+import type { SubjectKind } from '../domain/events.ts'
+import type { IsoTimestamp } from '../domain/iso-timestamp.ts'
+import { numberCommittedEvents } from './event-log.ts'
+import { withoutStatementDeadline } from './statement-deadline.ts'
+import type { Schema } from './schema.ts'
+import { storedCandidato } from './candidatos-repository.ts'
+import { storedVaga } from './vagas-repository.ts'
 
 export interface EventRecord {
   id: number

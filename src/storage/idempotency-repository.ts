@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import { withoutStatementDeadline } from './statement-deadline.js'
-import { IDEMPOTENCY_KEY_COLUMNS, type Schema } from './schema.js'
-import type { IsoTimestamp } from '../domain/iso-timestamp.js'
+import { withoutStatementDeadline } from './statement-deadline.ts'
+import { IDEMPOTENCY_KEY_COLUMNS, type Schema } from './schema.ts'
+import type { IsoTimestamp } from '../domain/iso-timestamp.ts'
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_HOURS = 24

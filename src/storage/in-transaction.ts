@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
-import type { Schema } from './schema.js'
+import type { Schema } from './schema.ts'
 
 /**
  * Runs `work` in a transaction: the one the repositories were built over (an idempotent create runs in

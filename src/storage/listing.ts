@@ -1,7 +1,7 @@
 // Collections: sorting, filtering and both ways of paging, shared by the repositories.
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely'
-import type { Param } from './compiled-shapes.js'
-import { isStorableInstant } from '../domain/iso-timestamp.js'
+import type { Param } from './compiled-shapes.ts'
+import { isStorableInstant } from '../domain/iso-timestamp.ts'
 
 export type SortDirection = 'asc' | 'desc'
 

@@ -1,6 +1,6 @@
 import { Migrator, type Kysely, type MigrationResultSet, type Migration } from 'kysely'
-import { migrations } from './migrations/index.js'
-import { withoutStatementDeadline } from './statement-deadline.js'
+import { migrations } from './migrations/index.ts'
+import { withoutStatementDeadline } from './statement-deadline.ts'
 
 // A migration may run longer than a request's statement deadline (an index built on a large table):
 // inside the migrations' transaction it has none.

@@ -1,7 +1,7 @@
 // Every parameterised statement the service sends to PostgreSQL goes as a named prepared statement:
 // each connection parses and plans a statement text once, then only binds and executes it.
 import pg from 'pg'
-import { isPreparedStatementRefused } from './errors.js'
+import { isPreparedStatementRefused } from './errors.ts'
 
 /** Past this many distinct texts, new ones go unnamed: the names a connection keeps stay bounded. */
 const MAX_NAMED_TEXTS = 500

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely'
-import { createCandidatosRepository, type CandidatosRepository } from './candidatos-repository.js'
-import { createEventosRepository, type EventosRepository } from './eventos-repository.js'
-import { createIdempotencyRepository, type IdempotentOutcome, type IdempotentRequest, type StoredResponse } from './idempotency-repository.js'
-import type { Schema } from './schema.js'
-import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './webhook-deliveries-repository.js'
-import { createWebhooksRepository, type WebhooksRepository } from './webhooks-repository.js'
-import { createVagasRepository, type VagasRepository } from './vagas-repository.js'
+import { createCandidatosRepository, type CandidatosRepository } from './candidatos-repository.ts'
+import { createEventosRepository, type EventosRepository } from './eventos-repository.ts'
+import { createIdempotencyRepository, type IdempotentOutcome, type IdempotentRequest, type StoredResponse } from './idempotency-repository.ts'
+import type { Schema } from './schema.ts'
+import { createWebhookDeliveriesRepository, type WebhookDeliveriesRepository } from './webhook-deliveries-repository.ts'
+import { createWebhooksRepository, type WebhooksRepository } from './webhooks-repository.ts'
+import { createVagasRepository, type VagasRepository } from './vagas-repository.ts'
 
 /** The resource repositories, over the database or over one transaction. */
 export interface ResourceRepositories {

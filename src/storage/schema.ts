@@ -1,11 +1,11 @@
 // The tables as Kysely sees them; each migration that adds a table adds its interface here.
 import type { ColumnType, Generated, GeneratedAlways, Selectable } from 'kysely'
-import type { CandidatoStatus } from '../domain/candidato.js'
-import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.js'
-import type { VagaStatus } from '../domain/vaga.js'
-import type { IsoTimestamp } from '../domain/iso-timestamp.js'
-import type { AttemptError } from '../domain/webhook-attempt.js'
-import type { SubjectKind } from '../domain/events.js'
+import type { CandidatoStatus } from '../domain/candidato.ts'
+import type { ActionMethod, CandidatoAction } from '../domain/candidato-actions.ts'
+import type { VagaStatus } from '../domain/vaga.ts'
+import type { IsoTimestamp } from '../domain/iso-timestamp.ts'
+import type { AttemptError } from '../domain/webhook-attempt.ts'
+import type { SubjectKind } from '../domain/events.ts'
 
 /** Read as an IsoTimestamp (see timestamps.ts); written as a Date or left to the column default. */
 type Timestamp = ColumnType<IsoTimestamp, Date | undefined, Date>

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
-import { emailKey, type CandidatoStatus } from '../domain/candidato.js'
-import type { Schema } from './schema.js'
+import { emailKey, type CandidatoStatus } from '../domain/candidato.ts'
+import type { Schema } from './schema.ts'
 
 export interface SeedCounts {
   vagas: number

@@ -27,7 +27,13 @@ export class SessionQueue {
   private readonly closed = new Set<number>()
   private draining = false
 
-  constructor (private readonly db: PGlite, private readonly onFailure: (error: unknown) => void) {}
+  private readonly db: PGlite
+  private readonly onFailure: (error: unknown) => void
+
+  constructor (db: PGlite, onFailure: (error: unknown) => void) {
+    this.db = db
+    this.onFailure = onFailure
+  }
 
   async enqueue (connection: number, message: Uint8Array, onData: (data: Uint8Array) => void): Promise<number> {
     return await new Promise((resolve, reject) => {

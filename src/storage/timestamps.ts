@@ -1,7 +1,7 @@
 // Timestamps are read as the ISO 8601 strings the representations show (an IsoTimestamp): PostgreSQL's
 // text goes straight into that form, with no Date built for each value and formatted back.
 import pg from 'pg'
-import type { IsoTimestamp } from '../domain/iso-timestamp.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.ts'
 
 const parseDate = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
-import type { IsoTimestamp } from '../domain/iso-timestamp.js'
-import type { AttemptError } from '../domain/webhook-attempt.js'
-import { WEBHOOK_ATTEMPT_COLUMNS, type Schema } from './schema.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.ts'
+import type { AttemptError } from '../domain/webhook-attempt.ts'
+import { WEBHOOK_ATTEMPT_COLUMNS, type Schema } from './schema.ts'
 
 /**
  * Records attempts at deliveries to one subscription, and its run of failures with them, in one

@@ -1,7 +1,7 @@
 // The dispatch position: the newest event already turned into deliveries. One row, made on first use
 // at the feed's newest event (history before webhooks existed is not delivered).
 import { sql, type Transaction } from 'kysely'
-import type { Schema } from './schema.js'
+import type { Schema } from './schema.ts'
 
 export interface DispatchPosition {
   /** The newest event already dispatched. */

@@ -1,9 +1,9 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
-import type { IsoTimestamp } from '../domain/iso-timestamp.js'
-import { compiledShapes, type Param } from './compiled-shapes.js'
-import { pageOf, pageQuery, pageShape, pageValues, type ListRequest, type ListResult, type SortColumn } from './listing.js'
-import { WEBHOOK_COLUMNS, type Schema, type WebhooksTable } from './schema.js'
-import { lockDispatchPosition } from './webhook-dispatch-position.js'
+import type { IsoTimestamp } from '../domain/iso-timestamp.ts'
+import { compiledShapes, type Param } from './compiled-shapes.ts'
+import { pageOf, pageQuery, pageShape, pageValues, type ListRequest, type ListResult, type SortColumn } from './listing.ts'
+import { WEBHOOK_COLUMNS, type Schema, type WebhooksTable } from './schema.ts'
+import { lockDispatchPosition } from './webhook-dispatch-position.ts'
 
 export const WEBHOOK_SORT_FIELDS = ['criadoEm'] as const
 export type WebhookSortField = typeof WEBHOOK_SORT_FIELDS[number]

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { trace, TraceFlags, type Span, type SpanContext } from '@opentelemetry/api'
 import type { FastifyRequest } from 'fastify'
-import type { Principal } from '../auth/principal.js'
+import type { Principal } from '../auth/principal.ts'
 
 /**
  * The request span's name and HTTP attributes (OpenTelemetry HTTP server conventions). The name is the

@@ -1,4 +1,4 @@
-import { groupOf } from './versions.js'
+import { groupOf } from './versions.ts'
 
 /**
  * The URL of an `/api` resource in one version: `versionedHref('2.0', '/vagas/7')` is

@@ -1,4 +1,4 @@
-import type { ApiVersion, ApiVersionTable } from './versions.js'
+import type { ApiVersion, ApiVersionTable } from './versions.ts'
 
 /**
  * What one resource does differently in each API version (its representation, paging, schema), keyed

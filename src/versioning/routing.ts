@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { ConstraintStrategy, HTTPVersion } from 'find-my-way'
-import { createVersionReader, splitVersionSegment, type VersionSelection } from './version-reader.js'
-import type { ApiVersionTable } from './versions.js'
+import { createVersionReader, splitVersionSegment, type VersionSelection } from './version-reader.ts'
+import type { ApiVersionTable } from './versions.ts'
 
 // Set on the raw request before routing, read by the api-versioning plugin after it.
 const kUrlSegment = Symbol('apiVersion.urlSegment')

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http'
-import { type Problem } from '../http/problems/problem.js'
-import { problem } from '../http/problems/error-catalogue.js'
-import type { ApiVersion, ApiVersionTable } from './versions.js'
+import { type Problem } from '../http/problems/problem.ts'
+import { problem } from '../http/problems/error-catalogue.ts'
+import type { ApiVersion, ApiVersionTable } from './versions.ts'
 
 /** Where a request named a version, as the problems report it. */
 export type VersionSource = 'url-segment' | 'x-api-version-header' | 'accept-parameter' | 'accept-vendor-media-type' | 'content-type-parameter' | 'content-type-vendor-media-type'

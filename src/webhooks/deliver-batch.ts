@@ -5,12 +5,12 @@
 // receiver is unreachable (or was failing already) or the batch has run for a receiver's timeout,
 // everything not yet sent.
 import type { Kysely } from 'kysely'
-import type { Schema } from '../storage/schema.js'
-import { recordAttempts, type NewAttempt, type WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
-import { sendSigned, signingTarget, type DeliverySettings } from './deliver.js'
-import type { BatchHandler, DeliveryJob } from './delivery-queue.js'
-import type { EventBodies, EventBody } from './event-bodies.js'
-import type { AttemptError } from '../domain/webhook-attempt.js'
+import type { Schema } from '../storage/schema.ts'
+import { recordAttempts, type NewAttempt, type WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.ts'
+import { sendSigned, signingTarget, type DeliverySettings } from './deliver.ts'
+import type { BatchHandler, DeliveryJob } from './delivery-queue.ts'
+import type { EventBodies, EventBody } from './event-bodies.ts'
+import type { AttemptError } from '../domain/webhook-attempt.ts'
 
 export interface BatchSettings extends DeliverySettings {
   /** WEBHOOK_CONCURRENCY: the batch's deliveries in flight at once. */

@@ -2,11 +2,11 @@
 // recorded whatever happens, and not done (so the queue retries it later) unless it succeeded or was
 // the last.
 import type { KeyObject } from 'node:crypto'
-import type { WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.js'
-import type { DeliveryHandler } from './delivery-queue.js'
-import { sendDelivery, type AttemptOutcome } from './send-delivery.js'
-import { signedHeaders } from './signature.js'
-import { signingKey } from './signing-secret.js'
+import type { WebhookDeliveriesRepository } from '../storage/webhook-deliveries-repository.ts'
+import type { DeliveryHandler } from './delivery-queue.ts'
+import { sendDelivery, type AttemptOutcome } from './send-delivery.ts'
+import { signedHeaders } from './signature.ts'
+import { signingKey } from './signing-secret.ts'
 
 export interface DeliverySettings {
   timeoutMs: number

@@ -2,9 +2,9 @@
 // work, a restart loses nothing, and retries wait in the database rather than in a process.
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
-import type { Connection } from '../storage/database.js'
-import type { Schema } from '../storage/schema.js'
-import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.js'
+import type { Connection } from '../storage/database.ts'
+import type { Schema } from '../storage/schema.ts'
+import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.ts'
 
 // Sent side by side; a slow receiver holds only the deliveries fetched with its own, up to its timeout.
 const DELIVERIES_PER_FETCH = 10

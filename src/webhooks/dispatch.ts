@@ -2,13 +2,13 @@
 // events it takes, queued in the transaction that moves the position, so an event is queued once
 // whichever instance dispatches it, and none is lost when an instance stops half-way.
 import { sql, type Kysely } from 'kysely'
-import type { Schema } from '../storage/schema.js'
-import { lockDispatchPosition, moveDispatchPosition } from '../storage/webhook-dispatch-position.js'
-import type { BatchJob, DeliveryQueue } from './delivery-queue.js'
-import type { EventBodies } from './event-bodies.js'
-import { eventsAfter } from './event-source.js'
-import { mayReceive } from './readable-types.js'
-import { subscriptionsTaking, type Subscription } from './subscriptions-taking.js'
+import type { Schema } from '../storage/schema.ts'
+import { lockDispatchPosition, moveDispatchPosition } from '../storage/webhook-dispatch-position.ts'
+import type { BatchJob, DeliveryQueue } from './delivery-queue.ts'
+import type { EventBodies } from './event-bodies.ts'
+import { eventsAfter } from './event-source.ts'
+import { mayReceive } from './readable-types.ts'
+import { subscriptionsTaking, type Subscription } from './subscriptions-taking.ts'
 
 // Events read per transaction: a backlog is worked through in several, each short.
 const PAGE = 200

@@ -2,9 +2,9 @@
 // bodies of the events it just read, and a batch takes them from here, reading from the database
 // only those another instance dispatched or this one no longer keeps.
 import type { Kysely } from 'kysely'
-import type { EventRecord } from '../storage/eventos-repository.js'
-import type { Schema } from '../storage/schema.js'
-import { eventsByIds, type EventRepresentation } from './event-source.js'
+import type { EventRecord } from '../storage/eventos-repository.ts'
+import type { Schema } from '../storage/schema.ts'
+import { eventsByIds, type EventRepresentation } from './event-source.ts'
 
 export interface EventBody {
   id: number
@@ -20,7 +20,13 @@ const KEPT_BODIES = 4000
 export class EventBodies {
   private readonly kept = new Map<number, EventBody>()
 
-  constructor (private readonly db: Kysely<Schema>, private readonly represent: EventRepresentation) {}
+  private readonly db: Kysely<Schema>
+  private readonly represent: EventRepresentation
+
+  constructor (db: Kysely<Schema>, represent: EventRepresentation) {
+    this.db = db
+    this.represent = represent
+  }
 
   /** The event's body, kept for the batches about to ask for it. */
   of (event: EventRecord): EventBody {

@@ -1,14 +1,14 @@
 // The one place the webhooks read the event feed: a page of events after a position, in id order
 // (given after commit), events by id, and each event as the feed shows it in the payloads' version.
 import type { Kysely, Transaction } from 'kysely'
-import type { ApiVersionTable } from '../versioning/versions.js'
-import { versionedHref } from '../versioning/href.js'
-import { servedVersions } from '../versioning/profiles.js'
-import { candidatoVersions } from '../representations/candidato-versions.js'
-import { eventoRepresentation } from '../representations/evento.js'
-import { vagaVersions } from '../representations/vaga-versions.js'
-import { createEventosRepository, PurgedPositionError, type EventPage, type EventRecord } from '../storage/eventos-repository.js'
-import type { Schema } from '../storage/schema.js'
+import type { ApiVersionTable } from '../versioning/versions.ts'
+import { versionedHref } from '../versioning/href.ts'
+import { servedVersions } from '../versioning/profiles.ts'
+import { candidatoVersions } from '../representations/candidato-versions.ts'
+import { eventoRepresentation } from '../representations/evento.ts'
+import { vagaVersions } from '../representations/vaga-versions.ts'
+import { createEventosRepository, PurgedPositionError, type EventPage, type EventRecord } from '../storage/eventos-repository.ts'
+import type { Schema } from '../storage/schema.ts'
 
 /** Payloads show events as version 2.0 of the feed does. */
 export const PAYLOAD_VERSION = '2.0'

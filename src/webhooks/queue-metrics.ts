@@ -2,9 +2,9 @@
 // queue's jobs by state with the age of the oldest due one, read from the database when scraped.
 import { sql, type Kysely } from 'kysely'
 import promClient from 'prom-client'
-import type { Schema } from '../storage/schema.js'
-import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from './queue-names.js'
-import type { AttemptOutcome } from './send-delivery.js'
+import type { Schema } from '../storage/schema.ts'
+import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from './queue-names.ts'
+import type { AttemptOutcome } from './send-delivery.ts'
 
 // A scrape waits this long for the queue's figures at most, and leaves them out past it.
 const READ_TIMEOUT_MS = 1000

@@ -1,6 +1,6 @@
 // Which events a subscription may receive: those whose data its creator may read over HTTP. The one
 // place that decides it: the routes refuse other types, and the dispatch sends none.
-import { EVENT_TYPES, type SubjectKind } from '../domain/events.js'
+import { EVENT_TYPES, type SubjectKind } from '../domain/events.ts'
 
 /** The feed shows every event; without it, a subject's events need the scope that reads the subject. */
 const FEED_SCOPE = 'eventos:read'

@@ -3,9 +3,9 @@
 import { isIP } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { Agent, request } from 'undici'
-import type { AttemptError } from '../domain/webhook-attempt.js'
-import { retryAfterSeconds } from './retry-after.js'
-import { publicOnlyLookup, resolvePublicAddresses, targetHost } from './target-lookup.js'
+import type { AttemptError } from '../domain/webhook-attempt.ts'
+import { retryAfterSeconds } from './retry-after.ts'
+import { publicOnlyLookup, resolvePublicAddresses, targetHost } from './target-lookup.ts'
 
 export interface DeliveryRequest {
   url: string

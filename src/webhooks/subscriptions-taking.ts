@@ -2,7 +2,7 @@
 // to every type. Found through an index (migration 0006), so subscriptions to other types cost the
 // dispatch nothing, however many there are.
 import { sql, type Kysely } from 'kysely'
-import type { Schema } from '../storage/schema.js'
+import type { Schema } from '../storage/schema.ts'
 
 export interface Subscription { id: string, tipos: string[], escopos: string[], desde_evento: number }
 

@@ -2,7 +2,7 @@
 // connection a delivery makes: a name may resolve elsewhere by then (DNS rebinding).
 import { lookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns'
 import { isIP } from 'node:net'
-import { isPublicAddress } from './target-address.js'
+import { isPublicAddress } from './target-address.ts'
 
 /** The target is not on the public internet, or its name does not resolve. */
 export class TargetRefusedError extends Error {

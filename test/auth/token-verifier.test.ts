@@ -1,9 +1,9 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { InvalidTokenError } from '../../src/auth/errors.js'
-import type { JwtClaims } from '../../src/auth/jwt-verifier.js'
-import { createTokenVerifier, type TokenVerifierParts } from '../../src/auth/token-verifier.js'
-import { eventually } from '../support/eventually.js'
+import { InvalidTokenError } from '../../src/auth/errors.ts'
+import type { JwtClaims } from '../../src/auth/jwt-verifier.ts'
+import { createTokenVerifier, type TokenVerifierParts } from '../../src/auth/token-verifier.ts'
+import { eventually } from '../support/eventually.ts'
 
 const now = () => Math.floor(Date.now() / 1000)
 

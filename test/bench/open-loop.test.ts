@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { openLoop } from '../../bench/open-loop.js'
+import { openLoop } from '../../bench/open-loop.ts'
 
 t.test('open-loop latency never counts from before the request left: a fast server gets no negative latency', async t => {
   const server = createServer((_request, response) => { response.end('pong') })

@@ -1,10 +1,10 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { build } from '../helper.js'
-import { listening } from '../support/listening.js'
-import { closedPort } from '../support/closed-port.js'
-import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
+import { build } from '../helper.ts'
+import { listening } from '../support/listening.ts'
+import { closedPort } from '../support/closed-port.ts'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.ts'
 
 const root = join(import.meta.dirname, '../..')
 

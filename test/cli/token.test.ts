@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
-import { build, TEST_JWT_SECRET } from '../helper.js'
-import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
-import { emptyDataDir } from '../support/pglite-template.js'
+import { build, TEST_JWT_SECRET } from '../helper.ts'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.ts'
+import { emptyDataDir } from '../support/pglite-template.ts'
 
 const root = join(import.meta.dirname, '../..')
 const tokenCli = await compiledEntry('src/cli/token.js')

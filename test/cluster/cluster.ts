@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent, get } from 'node:http'
-import { mintToken, uniqueRedisPrefix, TEST_JWT_SECRET } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { freshPostgresDatabase, requireService } from '../support/services.js'
-import { startTcpRelay } from '../support/tcp-relay.js'
-import { startHaproxy, type Haproxy } from './haproxy.js'
-import { freePorts, startChild, waitForPort, type Child } from './processes.js'
+import { mintToken, uniqueRedisPrefix, TEST_JWT_SECRET } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { freshPostgresDatabase, requireService } from '../support/services.ts'
+import { startTcpRelay } from '../support/tcp-relay.ts'
+import { startHaproxy, type Haproxy } from './haproxy.ts'
+import { freePorts, startChild, waitForPort, type Child } from './processes.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 // Run by node, not by the tap runner: .taprc's 120 s limit is set here (the default 30 s is too tight).

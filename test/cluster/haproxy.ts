@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { startChild, waitForPort, type Child } from './processes.js'
+import { startChild, waitForPort, type Child } from './processes.ts'
 
 export interface ServerStat {
   status: string

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { eventually } from '../support/eventually.js'
+import { eventually } from '../support/eventually.ts'
 
 /** Distinct loopback ports for the instances and the load balancer to listen on. */
-export { freePorts } from '../support/closed-port.js'
+export { freePorts } from '../support/closed-port.ts'
 
 export async function waitForPort (port: number, timeoutMs: number): Promise<void> {
   await eventually(async () => {

@@ -1,11 +1,11 @@
 import t from 'tap'
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
-import { eventually } from '../support/eventually.js'
-import { otlpReceiver } from '../support/otlp-receiver.js'
-import { freePorts } from '../support/closed-port.js'
-import { startBuiltServerProcess, untilReady } from '../support/server-process.js'
-import { runClientFlows } from './run-flows.js'
+import { eventually } from '../support/eventually.ts'
+import { otlpReceiver } from '../support/otlp-receiver.ts'
+import { freePorts } from '../support/closed-port.ts'
+import { startBuiltServerProcess, untilReady } from '../support/server-process.ts'
+import { runClientFlows } from './run-flows.ts'
 
 // The Node.js the built service runs on: this test's own unless SERVICE_NODE names another binary
 // (CI runs this file again with the next LTS line's).

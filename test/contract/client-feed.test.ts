@@ -3,10 +3,10 @@
 // refusal with Retry-After is waited out.
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { createV2Client, type Evento } from '../../clients/typescript/src/index.js'
-import { build, mintToken } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { startFaultProxy } from '../support/fault-proxy.js'
+import { createV2Client, type Evento } from '../../clients/typescript/src/index.ts'
+import { build, mintToken } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { startFaultProxy } from '../support/fault-proxy.ts'
 
 t.test('a follower stopped and restarted mid-stream sees every event once, in order, and waits out a Retry-After', async t => {
   const app = await build(t, { env: { RATE_LIMIT_MAX: '0' } })

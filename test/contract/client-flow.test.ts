@@ -1,7 +1,7 @@
 import t from 'tap'
-import { build } from '../helper.js'
-import { createChecker, type Document, type Exchange } from './response-check.js'
-import { runClientFlows } from './run-flows.js'
+import { build } from '../helper.ts'
+import { createChecker, type Document, type Exchange } from './response-check.ts'
+import { runClientFlows } from './run-flows.ts'
 
 t.test('the typed client runs a full flow in both versions and on the operations, and every answer matches its document', async t => {
   const app = await build(t)

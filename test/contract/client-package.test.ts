@@ -3,9 +3,9 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join } from 'node:path'
-import { ALL_SCOPES, build, mintToken } from '../helper.js'
-import { startFaultProxy } from '../support/fault-proxy.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { ALL_SCOPES, build, mintToken } from '../helper.ts'
+import { startFaultProxy } from '../support/fault-proxy.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
 
 // The typed client as a consumer gets it: packed with npm, installed from the tarball into a project
 // outside the repository, compiled with strict settings and run on plain Node.js against the service,

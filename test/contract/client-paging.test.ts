@@ -3,8 +3,8 @@
 // caller reads when it stops early.
 import t from 'tap'
 import { sql } from 'kysely'
-import { createV1Client, createV2Client } from '../../clients/typescript/src/index.js'
-import { build, mintToken } from '../helper.js'
+import { createV1Client, createV2Client } from '../../clients/typescript/src/index.ts'
+import { build, mintToken } from '../helper.ts'
 
 const ITEMS = 1000
 

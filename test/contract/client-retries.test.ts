@@ -2,9 +2,9 @@
 // purpose (test/support/fault-proxy.ts): a retried create never creates twice, an action is resent
 // only where the answer proves nothing was done, and `maxRetries: 0` makes one attempt.
 import t, { type Test } from 'tap'
-import { ApiRequestError, callInfo, createV2Client, RETRY_DEFAULTS, type ClientOptions } from '../../clients/typescript/src/index.js'
-import { ALL_SCOPES, build, mintToken } from '../helper.js'
-import { everyNth, startFaultProxy, type Fault } from '../support/fault-proxy.js'
+import { ApiRequestError, callInfo, createV2Client, RETRY_DEFAULTS, type ClientOptions } from '../../clients/typescript/src/index.ts'
+import { ALL_SCOPES, build, mintToken } from '../helper.ts'
+import { everyNth, startFaultProxy, type Fault } from '../support/fault-proxy.ts'
 
 // Short waits so hundreds of retries take seconds; the proxy answers `Retry-After: 0`.
 const FAST: Partial<ClientOptions> = { maxRetries: 10, backoffMs: 5, maxBackoffMs: 50 }

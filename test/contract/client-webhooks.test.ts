@@ -4,11 +4,11 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { Webhook } from 'standardwebhooks'
-import { createV2Client, verifyWebhook, WebhookVerificationError } from '../../clients/typescript/src/index.js'
-import { newSigningSecret } from '../../src/webhooks/signing-secret.js'
-import { build, mintToken } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { startReceiver } from '../support/webhook-receiver.js'
+import { createV2Client, verifyWebhook, WebhookVerificationError } from '../../clients/typescript/src/index.ts'
+import { newSigningSecret } from '../../src/webhooks/signing-secret.ts'
+import { build, mintToken } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { startReceiver } from '../support/webhook-receiver.ts'
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_DISPATCH_INTERVAL_MS: '100' }
 

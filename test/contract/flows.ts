@@ -1,7 +1,7 @@
 // A full client flow per API version, written against the generated types: it compiles only while
 // the documents describe what these calls send and read (`npm run lint` type-checks it, strict).
 import type { Client } from 'openapi-fetch'
-import type { OpsPaths, V1Paths, V2Paths } from '../../clients/typescript/src/index.js'
+import type { OpsPaths, V1Paths, V2Paths } from '../../clients/typescript/src/index.ts'
 
 export interface Clients<Paths extends object> {
   /** Every scope of the API. */

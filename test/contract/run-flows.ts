@@ -1,8 +1,8 @@
 import type { Test } from 'tap'
-import { createOpsClient, createV1Client, createV2Client, type ClientOptions } from '../../clients/typescript/src/index.js'
-import { ALL_SCOPES, mintToken } from '../helper.js'
-import { createChecker, type Document, type Exchange } from './response-check.js'
-import { EXPECTED_OPS, EXPECTED_V1, EXPECTED_V2, flowOps, flowV1, flowV2 } from './flows.js'
+import { createOpsClient, createV1Client, createV2Client, type ClientOptions } from '../../clients/typescript/src/index.ts'
+import { ALL_SCOPES, mintToken } from '../helper.ts'
+import { createChecker, type Document, type Exchange } from './response-check.ts'
+import { EXPECTED_OPS, EXPECTED_V1, EXPECTED_V2, flowOps, flowV1, flowV2 } from './flows.ts'
 
 const GROUPS = ['v2', 'v1', 'ops'] as const
 

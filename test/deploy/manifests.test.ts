@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
-import { build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
 
 const dir = join(import.meta.dirname, '../../deploy/k8s')
 

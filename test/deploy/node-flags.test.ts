@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'tap'
-import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-process.js'
+import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-process.ts'
 
 const root = join(import.meta.dirname, '../..')
 

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { buildVersionTable } from '../../src/versioning/versions.js'
-import { testConfig } from '../helper.js'
+import { buildVersionTable } from '../../src/versioning/versions.ts'
+import { testConfig } from '../helper.ts'
 
 // The versions are rows of one table: docs/api.md points at it rather than copying the list, which a
 // new row would leave behind.

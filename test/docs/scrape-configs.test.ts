@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
-import { build, mintToken } from '../helper.js'
-import { freePorts } from '../support/closed-port.js'
-import { eventually } from '../support/eventually.js'
+import { build, mintToken } from '../helper.ts'
+import { freePorts } from '../support/closed-port.ts'
+import { eventually } from '../support/eventually.ts'
 
 const doc = readFileSync(join(import.meta.dirname, '../../docs/operations.md'), 'utf8')
 

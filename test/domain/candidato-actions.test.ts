@@ -1,5 +1,5 @@
 import t from 'tap'
-import { allowedCalls, decide, ACTION_CALLS, type CandidatoState, type ActionCall } from '../../src/domain/candidato-actions.js'
+import { allowedCalls, decide, ACTION_CALLS, type CandidatoState, type ActionCall } from '../../src/domain/candidato-actions.ts'
 
 const A = '00000000-0000-4000-8000-00000000000a'
 const B = '00000000-0000-4000-8000-00000000000b'

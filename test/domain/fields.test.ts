@@ -1,6 +1,6 @@
 import t from 'tap'
-import { candidatoIssues, emailKey, isEmail, EMAIL_MAX_LENGTH } from '../../src/domain/candidato.js'
-import { acceptsCandidatos, vagaDefaults, vagaIssues, TITULO_MAX_LENGTH } from '../../src/domain/vaga.js'
+import { candidatoIssues, emailKey, isEmail, EMAIL_MAX_LENGTH } from '../../src/domain/candidato.ts'
+import { acceptsCandidatos, vagaDefaults, vagaIssues, TITULO_MAX_LENGTH } from '../../src/domain/vaga.ts'
 
 t.test('vaga fields', async t => {
   t.same(vagaIssues({ titulo: 'Desenvolvedora backend', descricao: null, status: 'aberta' }), [])

@@ -5,11 +5,11 @@
 import t, { type Test } from 'tap'
 import fc from 'fast-check'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { bearer, build } from '../helper.js'
-import { freshPostgresDatabase } from '../support/services.js'
-import { bodyValue, jsonValue, plausibleValue, textValue } from './hostile-values.js'
-import { publishedDocuments, publishedOperations, type Operation } from './operations.js'
-import { storedState } from './stored-state.js'
+import { bearer, build } from '../helper.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
+import { bodyValue, jsonValue, plausibleValue, textValue } from './hostile-values.ts'
+import { publishedDocuments, publishedOperations, type Operation } from './operations.ts'
+import { storedState } from './stored-state.ts'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20)
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122)

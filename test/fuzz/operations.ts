@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { documentGroups } from '../../src/openapi/groups.js'
+import { documentGroups } from '../../src/openapi/groups.ts'
 
 export interface Parameter {
   name: string

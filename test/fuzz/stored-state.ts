@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import type { Schema } from '../../src/storage/schema.js'
+import type { Schema } from '../../src/storage/schema.ts'
 
 const TABLES = ['vagas', 'candidatos', 'candidato_acoes', 'idempotency_keys'] as const
 

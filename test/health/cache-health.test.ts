@@ -1,9 +1,9 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { bearer, build, uniqueRedisPrefix } from '../helper.js'
-import { requireService } from '../support/services.js'
-import { forwardedService } from '../support/tcp-forwarder.js'
-import { eventually } from '../support/eventually.js'
+import { bearer, build, uniqueRedisPrefix } from '../helper.ts'
+import { requireService } from '../support/services.ts'
+import { forwardedService } from '../support/tcp-forwarder.ts'
+import { eventually } from '../support/eventually.ts'
 
 t.test('without REDIS_URL there is no cache check', async t => {
   const app = await build(t)

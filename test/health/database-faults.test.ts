@@ -2,11 +2,11 @@ import t from 'tap'
 import assert from 'node:assert/strict'
 import pg from 'pg'
 import { sql } from 'kysely'
-import { bearer, build } from '../helper.js'
-import { freshPostgresDatabase } from '../support/services.js'
-import { eventually } from '../support/eventually.js'
-import { untilReadiness } from '../support/readiness.js'
-import { forwardedService } from '../support/tcp-forwarder.js'
+import { bearer, build } from '../helper.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
+import { eventually } from '../support/eventually.ts'
+import { untilReadiness } from '../support/readiness.ts'
+import { forwardedService } from '../support/tcp-forwarder.ts'
 
 t.test('PostgreSQL unreachable from the start, then back, then lost mid-run, then back', async t => {
   const url = await freshPostgresDatabase(t)

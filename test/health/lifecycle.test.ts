@@ -1,12 +1,12 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../helper.js'
-import { closedPort } from '../support/closed-port.js'
-import { eventually } from '../support/eventually.js'
-import { createLifecycle } from '../../src/health/lifecycle.js'
-import { createReadiness } from '../../src/health/readiness.js'
-import { createHealthRegistry } from '../../src/health/registry.js'
+import { bearer, build } from '../helper.ts'
+import { closedPort } from '../support/closed-port.ts'
+import { eventually } from '../support/eventually.ts'
+import { createLifecycle } from '../../src/health/lifecycle.ts'
+import { createReadiness } from '../../src/health/readiness.ts'
+import { createHealthRegistry } from '../../src/health/registry.ts'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200', HEALTH_CACHE_TTL_MS: '0' }
 

@@ -1,8 +1,8 @@
 import t from 'tap'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { freshPostgresDatabase } from '../support/services.js'
-import { startTcpRelay } from '../support/tcp-relay.js'
+import { bearer, build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
+import { startTcpRelay } from '../support/tcp-relay.ts'
 
 interface LogLine { level: number, msg?: string, err?: { stack?: string }, check?: string, refused?: Record<string, number>, [key: string]: unknown }
 

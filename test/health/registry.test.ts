@@ -1,8 +1,8 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { createHealthRegistry } from '../../src/health/registry.js'
-import { httpStatusOf, worstOf } from '../../src/health/status.js'
-import { eventually } from '../support/eventually.js'
+import { createHealthRegistry } from '../../src/health/registry.ts'
+import { httpStatusOf, worstOf } from '../../src/health/status.ts'
+import { eventually } from '../support/eventually.ts'
 
 const quiet = { warn: () => {}, info: () => {} }
 

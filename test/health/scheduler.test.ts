@@ -1,6 +1,6 @@
 import t from 'tap'
 import { mock } from 'node:test'
-import { createScheduler } from '../../src/health/scheduler.js'
+import { createScheduler } from '../../src/health/scheduler.ts'
 
 // Time is the mock's: the tests move it with tick() and never wait on the clock.
 mock.timers.enable({ apis: ['setTimeout'] })

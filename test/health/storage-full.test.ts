@@ -4,9 +4,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { freshDataDir } from '../support/pglite-template.js'
+import { bearer, build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { freshDataDir } from '../support/pglite-template.ts'
 
 /** A small file system of its own (tmpfs), so filling it touches nothing else; undefined where mounting is not allowed. */
 function smallFileSystem (t: { teardown: (fn: () => unknown) => void }, megabytes: number): string | undefined {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
+import { build } from '../helper.ts'
 
 type Hooks = Record<string, string[]>
 

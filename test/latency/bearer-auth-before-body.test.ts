@@ -5,10 +5,10 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import { setPriority } from 'node:os'
 import { join } from 'node:path'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
-import { percentile, steadyLoad, type LoadReport, type LoadRequest } from '../support/steady-load.js'
+import { bearer, build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
+import { percentile, steadyLoad, type LoadReport, type LoadRequest } from '../support/steady-load.ts'
 
 const WRITE = { scope: 'vagas:read vagas:write' }
 

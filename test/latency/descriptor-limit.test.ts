@@ -5,9 +5,9 @@ import { writeFileSync } from 'node:fs'
 import { get } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { MANAGEMENT_MAX_CONNECTIONS, connectionCap, isDescriptorExhaustion, openFileLimit, shareConnections } from '../../src/http/transport/descriptor-limit.js'
-import { eventually } from '../support/eventually.js'
-import { startServerProcessUnder } from '../support/server-process.js'
+import { MANAGEMENT_MAX_CONNECTIONS, connectionCap, isDescriptorExhaustion, openFileLimit, shareConnections } from '../../src/http/transport/descriptor-limit.ts'
+import { eventually } from '../support/eventually.ts'
+import { startServerProcessUnder } from '../support/server-process.ts'
 
 t.test('the open-file limit is read from /proc/self/limits, and leaves the process its own descriptors', async t => {
   const dir = t.testdir()

@@ -3,7 +3,7 @@ import { get } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startServerProcess, untilReady } from '../support/server-process.js'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
 
 const CONNECTIONS = 16
 const REQUESTS_PER_CONNECTION = 1400

@@ -2,10 +2,10 @@ import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { startOwnRedis, type OwnRedis } from '../support/redis-server.js'
-import { percentile, steadyLoad } from '../support/steady-load.js'
+import { bearer, build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { startOwnRedis, type OwnRedis } from '../support/redis-server.ts'
+import { percentile, steadyLoad } from '../support/steady-load.ts'
 
 // A business-like route beside the service's own: it needs a token, so every request is checked.
 function routes (app: FastifyInstance): void {

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import { lookup } from 'node:dns/promises'
 import { connect } from 'node:net'
 import pg from 'pg'
-import { logCause } from '../../src/logging/redacted-cause.js'
-import { closedPort } from '../support/closed-port.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { logCause } from '../../src/logging/redacted-cause.ts'
+import { closedPort } from '../support/closed-port.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
 
 t.test('an error that names no dependency keeps its message: a library\'s assertion says what failed', async t => {
   let failure: unknown

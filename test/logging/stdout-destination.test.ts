@@ -4,8 +4,8 @@ import { once } from 'node:events'
 import { openSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
-import { logDestination, reportDroppedLines } from '../../src/logging/stdout-destination.js'
-import { eventually } from '../support/eventually.js'
+import { logDestination, reportDroppedLines } from '../../src/logging/stdout-destination.ts'
+import { eventually } from '../support/eventually.ts'
 
 function linesOf (path: string): Array<Record<string, unknown>> {
   return readFileSync(path, 'utf8').split('\n').filter(line => line !== '').map(line => JSON.parse(line) as Record<string, unknown>)
@@ -62,7 +62,7 @@ const log = pino(destination)
 destination.once('error', () => setImmediate(() => { log.info('after the failure'); process.stderr.write('still serving\\n'); process.exit(0) }))
 for (let i = 0; i < 5; i++) log.info({ i }, 'line')
 `)
-  const child = spawn(process.execPath, ['--import=tsx', script], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] })
+  const child = spawn(process.execPath, [script], { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)

@@ -1,8 +1,8 @@
 // A candidato answered alone (read, created, changed, acted on) always carries its `historico`:
 // each version's document says so, and each of those answers has it, also after an action and a change.
 import t from 'tap'
-import { documentGroups } from '../../src/openapi/groups.js'
-import { bearer, build } from '../helper.js'
+import { documentGroups } from '../../src/openapi/groups.ts'
+import { bearer, build } from '../helper.ts'
 
 interface Schema { required?: string[], properties?: Record<string, unknown>, items?: Schema }
 interface Document { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>> }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { RouteOptions } from 'fastify'
-import { routePolicy } from '../../src/http/policy/route-policy.js'
-import { build } from '../helper.js'
+import { routePolicy } from '../../src/http/policy/route-policy.ts'
+import { build } from '../helper.ts'
 
 // The documented public routes (docs/api.md, "Authentication"): everything else needs a token.
 const PUBLIC = ['/.well-known/oauth-protected-resource', '/health', '/health/live', '/health/ready', '/health/shallow', '/health/startup', '/ping']

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { buildWithToken as build, sharedApp } from '../helper.js'
-import { loadConfig } from '../../src/config.js'
+import { buildWithToken as build, sharedApp } from '../helper.ts'
+import { loadConfig } from '../../src/config.ts'
 
 const REPORT = { 'api-supported-versions': '1.0, 2.0', 'api-deprecated-versions': '1.0' }
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build, bearer } from '../helper.js'
-import { localServer, sendJson } from '../local-server.js'
+import { build, bearer } from '../helper.ts'
+import { localServer, sendJson } from '../local-server.ts'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async request => ({ sub: request.principal?.sub, client: request.principal?.clientId }))

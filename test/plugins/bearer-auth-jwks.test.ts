@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import { createPrivateKey, type JsonWebKey } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { exportJWK, generateKeyPair, type JWK } from 'jose'
-import { build, mintToken } from '../helper.js'
-import { localServer, sendJson } from '../local-server.js'
-import { eventually } from '../support/eventually.js'
+import { build, mintToken } from '../helper.ts'
+import { localServer, sendJson } from '../local-server.ts'
+import { eventually } from '../support/eventually.ts'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async request => ({ sub: request.principal?.sub }))

@@ -2,8 +2,8 @@ import t from 'tap'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { build, mintToken } from '../helper.js'
-import { emptyDataDir } from '../support/pglite-template.js'
+import { build, mintToken } from '../helper.ts'
+import { emptyDataDir } from '../support/pglite-template.ts'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))

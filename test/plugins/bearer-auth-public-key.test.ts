@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose'
-import { build, mintToken } from '../helper.js'
+import { build, mintToken } from '../helper.ts'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))

@@ -3,9 +3,9 @@ import { execFileSync, spawn } from 'node:child_process'
 import { request as httpsRequest } from 'node:https'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build, mintToken, TEST_JWT_SECRET } from '../helper.js'
-import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
-import { startServerProcess } from '../support/server-process.js'
+import { bearer, build, mintToken, TEST_JWT_SECRET } from '../helper.ts'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.ts'
+import { startServerProcess } from '../support/server-process.ts'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))
@@ -76,7 +76,7 @@ t.test('TLS_CERT_FILE without TLS_KEY_FILE stops start-up with one clear line', 
   const result = await new Promise<{ code: number | null, stderr: string }>(resolve => {
     const child = spawn(...withoutTestHooks(process.execPath, [entry]), {
       cwd: join(import.meta.dirname, '../..'),
-      env: { ...process.env, FASTIFY_AUTOLOAD_TYPESCRIPT: undefined, PORT: '0', TLS_CERT_FILE: '/nonexistent.pem', TLS_KEY_FILE: '', AUTH_JWT_SECRET: TEST_JWT_SECRET },
+      env: { ...process.env, PORT: '0', TLS_CERT_FILE: '/nonexistent.pem', TLS_KEY_FILE: '', AUTH_JWT_SECRET: TEST_JWT_SECRET },
       stdio: ['ignore', 'ignore', 'pipe']
     })
     let stderr = ''

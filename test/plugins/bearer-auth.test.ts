@@ -2,7 +2,7 @@ import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import { SignJWT, generateKeyPair } from 'jose'
-import { bearer, build, mintToken, sharedApp, TEST_JWT_SECRET } from '../helper.js'
+import { bearer, build, mintToken, sharedApp, TEST_JWT_SECRET } from '../helper.ts'
 
 const REALM = 'recrutamento-api'
 const FORM = 'application/x-www-form-urlencoded'

@@ -2,7 +2,7 @@ import t from 'tap'
 import { connect } from 'node:net'
 import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { build } from '../helper.js'
+import { build } from '../helper.ts'
 
 const PING = 'GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { existsSync } from 'node:fs'
 import { chromium } from 'playwright-core'
-import { build } from '../helper.js'
+import { build } from '../helper.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 

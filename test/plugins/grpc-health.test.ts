@@ -8,8 +8,8 @@ import { runInNewContext } from 'node:vm'
 import { credentials, makeClientConstructor, status as GrpcStatus, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js'
 import { service as healthService } from 'grpc-health-check'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
 
 interface HealthClient extends Client {
   check: (request: { service: string }, callback: (error: ServiceError | null, response?: { status: string }) => void) => void

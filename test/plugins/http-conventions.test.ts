@@ -1,7 +1,7 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import { build, sharedApp } from '../helper.js'
+import { build, sharedApp } from '../helper.ts'
 
 function widgets (app: FastifyInstance): void {
   app.get('/widgets/:id', { config: { cacheable: true } }, async (_req, reply) => {

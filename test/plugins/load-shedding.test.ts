@@ -3,8 +3,8 @@ import assert from 'node:assert/strict'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
 
 // A full collection, so the heap the limits read is the live heap, not garbage yet to be collected.
 setFlagsFromString('--expose-gc')

@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { ConfigError } from '../../src/config.js'
-import { bearer, build, testConfig } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { ConfigError } from '../../src/config.ts'
+import { bearer, build, testConfig } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
 
 const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }
 

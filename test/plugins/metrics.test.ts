@@ -1,8 +1,8 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
+import { bearer, build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
 
 function promtoolAvailable (): boolean {
   return spawnSync('promtool', ['--version']).status === 0

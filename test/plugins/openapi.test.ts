@@ -1,8 +1,8 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { documentGroups } from '../../src/openapi/groups.js'
-import { build, sharedApp } from '../helper.js'
+import { documentGroups } from '../../src/openapi/groups.ts'
+import { build, sharedApp } from '../helper.ts'
 
 /** The documents the app serves: one per version of its version table, and ops. */
 function groupNames (app: FastifyInstance): string[] {

@@ -2,10 +2,10 @@ import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { SignJWT } from 'jose'
-import { bearer, build, serviceUrl, TEST_JWT_SECRET, uniqueRedisPrefix } from '../helper.js'
-import { closedPort } from '../support/closed-port.js'
-import { eventually } from '../support/eventually.js'
-import { startTcpRelay } from '../support/tcp-relay.js'
+import { bearer, build, serviceUrl, TEST_JWT_SECRET, uniqueRedisPrefix } from '../helper.ts'
+import { closedPort } from '../support/closed-port.ts'
+import { eventually } from '../support/eventually.ts'
+import { startTcpRelay } from '../support/tcp-relay.ts'
 
 // A business-like route beside the service's own: anonymous callers allowed, tokens verified when sent.
 function thingsRoute (app: FastifyInstance): void {

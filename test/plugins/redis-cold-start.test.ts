@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
+import { build, serviceUrl, uniqueRedisPrefix } from '../helper.ts'
 
 t.test('a start with Redis up raises no alarm: no outage logged, Healthy on its first ready answer', async t => {
   const url = serviceUrl(t, 'TEST_REDIS_URL')

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
-import { closedPort } from '../support/closed-port.js'
+import { build, serviceUrl, uniqueRedisPrefix } from '../helper.ts'
+import { closedPort } from '../support/closed-port.ts'
 
 t.test('without REDIS_URL the decorator is null', async t => {
   const app = await build(t)

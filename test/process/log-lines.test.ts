@@ -1,7 +1,7 @@
 import t from 'tap'
-import { bearer } from '../helper.js'
-import { duplicateKeys } from '../support/duplicate-keys.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
+import { bearer } from '../helper.ts'
+import { duplicateKeys } from '../support/duplicate-keys.ts'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
 
 t.test('the duplicate-key finder', async t => {
   t.same(duplicateKeys('{"a":1,"b":{"a":2,"c":[{"d":1},{"d":2}]},"e":"{\\"a\\":1,\\"a\\":2}"}'), [], 'the same key in other objects, or inside a string, is no duplicate')

@@ -2,9 +2,9 @@ import t from 'tap'
 import { Agent, get } from 'node:http'
 import { subscribe } from 'node:diagnostics_channel'
 import { connect, type Socket } from 'node:net'
-import { mintToken } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
+import { mintToken } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
 
 /**
  * Starts a POST whose body arrives in two parts, so the request stays in flight until `finish` is called.

@@ -3,10 +3,10 @@ import { execFileSync, spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { TEST_JWT_SECRET } from '../helper.js'
-import { freshDataDir } from '../support/pglite-template.js'
-import { compiledEntry, withoutTestHooks } from '../support/compiled-service.js'
-import { startServerProcess } from '../support/server-process.js'
+import { TEST_JWT_SECRET } from '../helper.ts'
+import { freshDataDir } from '../support/pglite-template.ts'
+import { compiledEntry, withoutTestHooks } from '../support/compiled-service.ts'
+import { startServerProcess } from '../support/server-process.ts'
 
 const root = join(import.meta.dirname, '../..')
 

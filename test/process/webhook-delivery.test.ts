@@ -2,10 +2,10 @@
 // restarted meanwhile: once the receiver is back, every event reaches it, each subject's in order.
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { closedPort } from '../support/closed-port.js'
-import { eventually } from '../support/eventually.js'
-import { webhookInstances } from '../support/webhook-instances.js'
-import { startReceiver } from '../support/webhook-receiver.js'
+import { closedPort } from '../support/closed-port.ts'
+import { eventually } from '../support/eventually.ts'
+import { webhookInstances } from '../support/webhook-instances.ts'
+import { startReceiver } from '../support/webhook-receiver.ts'
 
 t.test('a receiver down, then back, gets every event, in order per subject', async t => {
   const started = await webhookInstances(t, 2, {

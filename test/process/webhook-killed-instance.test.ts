@@ -2,9 +2,9 @@
 // the same database delivers every event at least once, those lost in flight included.
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { eventually } from '../support/eventually.js'
-import { webhookInstances } from '../support/webhook-instances.js'
-import { startReceiver } from '../support/webhook-receiver.js'
+import { eventually } from '../support/eventually.ts'
+import { webhookInstances } from '../support/webhook-instances.ts'
+import { startReceiver } from '../support/webhook-receiver.ts'
 
 const CANDIDATOS = 4
 

@@ -5,12 +5,12 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import pg from 'pg'
-import { FAILING_LANE } from '../../src/webhooks/delivery-queue.js'
-import { BATCH_QUEUE, DELIVERY_QUEUE } from '../../src/webhooks/queue-names.js'
-import { closedPort } from '../support/closed-port.js'
-import { API_POLL, eventually } from '../support/eventually.js'
-import { webhookInstances } from '../support/webhook-instances.js'
-import { startReceiver, type Delivery } from '../support/webhook-receiver.js'
+import { FAILING_LANE } from '../../src/webhooks/delivery-queue.ts'
+import { BATCH_QUEUE, DELIVERY_QUEUE } from '../../src/webhooks/queue-names.ts'
+import { closedPort } from '../support/closed-port.ts'
+import { API_POLL, eventually } from '../support/eventually.ts'
+import { webhookInstances } from '../support/webhook-instances.ts'
+import { startReceiver, type Delivery } from '../support/webhook-receiver.ts'
 
 /** Each event's first arrival, in arrival order. */
 function firstArrivals (deliveries: readonly Delivery[]): Delivery[] {

@@ -4,13 +4,13 @@
 // after an attempt whose answer was lost, and the killed worker's deliveries come again within their limit.
 import t from 'tap'
 import assert from 'node:assert/strict'
-import { batchLimitSeconds } from '../../src/webhooks/attempt-limit.js'
-import { BATCH_QUEUE } from '../../src/webhooks/queue-names.js'
-import { eventually } from '../support/eventually.js'
-import { feedEvents, type FeedEvent } from '../support/service-api.js'
-import { scrapeMetrics } from '../support/service-metrics.js'
-import { webhookInstances } from '../support/webhook-instances.js'
-import { startReceiver, type Delivery, type Receiver } from '../support/webhook-receiver.js'
+import { batchLimitSeconds } from '../../src/webhooks/attempt-limit.ts'
+import { BATCH_QUEUE } from '../../src/webhooks/queue-names.ts'
+import { eventually } from '../support/eventually.ts'
+import { feedEvents, type FeedEvent } from '../support/service-api.ts'
+import { scrapeMetrics } from '../support/service-metrics.ts'
+import { webhookInstances } from '../support/webhook-instances.ts'
+import { startReceiver, type Delivery, type Receiver } from '../support/webhook-receiver.ts'
 
 const VAGAS = 10
 // Each makes three events of its own: criado, candidatar, aprovar.

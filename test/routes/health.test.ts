@@ -1,9 +1,9 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { untilReadiness } from '../support/readiness.js'
+import { bearer, build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { untilReadiness } from '../support/readiness.ts'
 
 const FAST = { HEALTH_REFRESH_INTERVAL_MS: '200' }
 

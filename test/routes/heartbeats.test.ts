@@ -1,10 +1,10 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build, mintToken, uniqueRedisPrefix } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { requireService } from '../support/services.js'
-import { forwardedService } from '../support/tcp-forwarder.js'
+import { bearer, build, mintToken, uniqueRedisPrefix } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { requireService } from '../support/services.ts'
+import { forwardedService } from '../support/tcp-forwarder.ts'
 
 function beat (overrides: Record<string, unknown> = {}) {
   return { service: 'mailer', instanceId: 'mailer-1', status: 'alive', timestamp: new Date().toISOString(), ...overrides }

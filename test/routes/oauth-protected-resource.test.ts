@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
+import { build } from '../helper.ts'
 
 function routes (app: FastifyInstance): void {
   app.get('/vagas', { config: { scopes: ['vagas:read'] } }, async () => [])

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build } from '../helper.js'
+import { build } from '../helper.ts'
 
 t.test('GET /ping answers pong as plain text', async t => {
   const app = await build(t)

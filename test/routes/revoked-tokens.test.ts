@@ -2,10 +2,10 @@ import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
-import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.js'
-import { API_POLL, eventually } from '../support/eventually.js'
-import { untilReadiness } from '../support/readiness.js'
-import { startOwnRedis } from '../support/redis-server.js'
+import { bearer, build, serviceUrl, uniqueRedisPrefix } from '../helper.ts'
+import { API_POLL, eventually } from '../support/eventually.ts'
+import { untilReadiness } from '../support/readiness.ts'
+import { startOwnRedis } from '../support/redis-server.ts'
 
 function routes (app: FastifyInstance): void {
   app.get('/secrets', { config: { scopes: ['vagas:read'] } }, async () => ({ ok: true }))

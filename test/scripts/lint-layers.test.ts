@@ -30,7 +30,7 @@ t.test('a tree whose imports point down passes', async t => {
   const run = cruise(t, {
     'src/config.ts': config,
     'src/domain/vaga.ts': 'export const TITULO_MAX_LENGTH = 200\n',
-    'src/storage/vagas.ts': "import { TITULO_MAX_LENGTH } from '../domain/vaga.js'\nexport const limit = TITULO_MAX_LENGTH\n"
+    'src/storage/vagas.ts': "import { TITULO_MAX_LENGTH } from '../domain/vaga.ts'\nexport const limit = TITULO_MAX_LENGTH\n"
   })
   t.equal(run.status, 0, run.output)
 })
@@ -38,7 +38,7 @@ t.test('a tree whose imports point down passes', async t => {
 t.test('the domain importing the settings fails', async t => {
   const run = cruise(t, {
     'src/config.ts': config,
-    'src/domain/vaga.ts': "import { ConfigError } from '../config.js'\nexport const refusal = ConfigError\n"
+    'src/domain/vaga.ts': "import { ConfigError } from '../config.ts'\nexport const refusal = ConfigError\n"
   })
   t.not(run.status, 0)
   t.match(run.output, /domain-imports-nothing: src\/domain\/vaga\.ts → src\/config\.ts/)
@@ -56,14 +56,14 @@ t.test('the domain importing a package, or storage importing Fastify, fails', as
 
 t.test('two modules importing each other fail; a cycle through a type-only import passes', async t => {
   const cycle = cruise(t, {
-    'src/storage/a.ts': "import { b } from './b.js'\nexport const a = () => b\n",
-    'src/storage/b.ts': "import { a } from './a.js'\nexport const b = () => a\n"
+    'src/storage/a.ts': "import { b } from './b.ts'\nexport const a = () => b\n",
+    'src/storage/b.ts': "import { a } from './a.ts'\nexport const b = () => a\n"
   })
   t.not(cycle.status, 0)
   t.match(cycle.output, /no-circular/)
   const typeOnly = cruise(t, {
-    'src/storage/a.ts': "import { b } from './b.js'\nexport type A = string\nexport const a = () => b\n",
-    'src/storage/b.ts': "import type { A } from './a.js'\nexport const b = (value: A) => value\n"
+    'src/storage/a.ts': "import { b } from './b.ts'\nexport type A = string\nexport const a = () => b\n",
+    'src/storage/b.ts': "import type { A } from './a.ts'\nexport const b = (value: A) => value\n"
   })
   t.equal(typeOnly.status, 0, typeOnly.output)
 })

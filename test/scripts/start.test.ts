@@ -18,7 +18,7 @@ function miniClone (t: Test): { dir: string, commit: string, git: (...args: stri
   for (const folder of ['scripts', 'src', 'plugins', 'routes']) mkdirSync(join(dir, folder))
   for (const file of readdirSync(join(root, 'scripts')).filter(name => name.endsWith('.js'))) copyFileSync(join(root, 'scripts', file), join(dir, 'scripts', file))
   for (const file of ['package.json', 'tsconfig.json', 'src/build-info.ts']) copyFileSync(join(root, file), join(dir, file))
-  writeFileSync(join(dir, 'src/print-build-info.ts'), "import { buildInfo } from './build-info.js'\nconsole.log(JSON.stringify(buildInfo))\n")
+  writeFileSync(join(dir, 'src/print-build-info.ts'), "import { buildInfo } from './build-info.ts'\nconsole.log(JSON.stringify(buildInfo))\n")
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' }).trim()
   git('init', '-q')

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { sql } from 'kysely'
-import { compiledShapes, compiledStatement } from '../../src/storage/compiled-shapes.js'
-import { compileOnly } from '../support/compile-only.js'
+import { compiledShapes, compiledStatement } from '../../src/storage/compiled-shapes.ts'
+import { compileOnly } from '../support/compile-only.ts'
 
 interface DB { items: { id: string, kind: string, rank: number } }
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { sql } from 'kysely'
-import { createDatabase } from '../../src/storage/database.js'
-import { freshPostgresDatabase } from '../support/services.js'
+import { createDatabase } from '../../src/storage/database.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
 
 // A file of its own: pg warns once per process, so no other test may send queries before this one.
 t.test('the deadline is set on a connection before its first statement, without two queries at once on it', async t => {

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'tap'
-import { lockDataDir } from '../../src/storage/data-dir-lock.js'
-import { startEmbeddedDatabase } from '../../src/storage/embedded-database.js'
+import { lockDataDir } from '../../src/storage/data-dir-lock.ts'
+import { startEmbeddedDatabase } from '../../src/storage/embedded-database.ts'
 
 test('a lock held on another host is never taken over: two containers sharing a volume are both pid 1', async t => {
   const dir = t.testdir()

@@ -1,8 +1,8 @@
 import t from 'tap'
-import { bearer } from '../helper.js'
-import { embeddedDatabasePid } from '../support/embedded-database.js'
-import { eventually } from '../support/eventually.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
+import { bearer } from '../helper.ts'
+import { embeddedDatabasePid } from '../support/embedded-database.ts'
+import { eventually } from '../support/eventually.ts'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
 
 interface Answer { status: number, code?: string, id?: string }
 

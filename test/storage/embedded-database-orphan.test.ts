@@ -2,11 +2,11 @@ import t from 'tap'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { bearer } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { freshDataDir } from '../support/pglite-template.js'
-import { embeddedDatabasePid } from '../support/embedded-database.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
+import { bearer } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { freshDataDir } from '../support/pglite-template.ts'
+import { embeddedDatabasePid } from '../support/embedded-database.ts'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
 
 t.test('a database process that outlived its killed service never serves beside its successor\'s', async t => {
   const dataDir = await freshDataDir(t)

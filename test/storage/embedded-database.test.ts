@@ -1,7 +1,7 @@
 import t from 'tap'
-import { embeddedDatabasePid } from '../support/embedded-database.js'
-import { freshDataDir } from '../support/pglite-template.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
+import { embeddedDatabasePid } from '../support/embedded-database.ts'
+import { freshDataDir } from '../support/pglite-template.ts'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
 
 t.test('the embedded database runs in a process of its own, not on the service\'s event loop', async t => {
   const server = await startServerProcess(t)

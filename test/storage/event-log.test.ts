@@ -7,11 +7,11 @@ import assert from 'node:assert/strict'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import fc from 'fast-check'
 import { sql } from 'kysely'
-import { createCandidatosRepository } from '../../src/storage/candidatos-repository.js'
-import { createEventosRepository, type EventRecord } from '../../src/storage/eventos-repository.js'
-import { createVagasRepository } from '../../src/storage/vagas-repository.js'
-import { migratedDatabase } from '../support/database.js'
-import { eventually } from '../support/eventually.js'
+import { createCandidatosRepository } from '../../src/storage/candidatos-repository.ts'
+import { createEventosRepository, type EventRecord } from '../../src/storage/eventos-repository.ts'
+import { createVagasRepository } from '../../src/storage/vagas-repository.ts'
+import { migratedDatabase } from '../support/database.ts'
+import { eventually } from '../support/eventually.ts'
 
 const WRITERS = 8
 const RUNS = 15

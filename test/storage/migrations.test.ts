@@ -1,11 +1,11 @@
 import t from 'tap'
 import { Migrator, sql, type Kysely } from 'kysely'
-import { migrations } from '../../src/storage/migrations/index.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
-import { createCandidatosRepository, DuplicateEmailError } from '../../src/storage/candidatos-repository.js'
-import { createWebhooksRepository } from '../../src/storage/webhooks-repository.js'
-import type { Schema } from '../../src/storage/schema.js'
-import { emptyDatabase, type Backend } from '../support/database.js'
+import { migrations } from '../../src/storage/migrations/index.ts'
+import { migrateToLatest } from '../../src/storage/migrate.ts'
+import { createCandidatosRepository, DuplicateEmailError } from '../../src/storage/candidatos-repository.ts'
+import { createWebhooksRepository } from '../../src/storage/webhooks-repository.ts'
+import type { Schema } from '../../src/storage/schema.ts'
+import { emptyDatabase, type Backend } from '../support/database.ts'
 
 async function migrateTo (db: Kysely<Schema>, name: string): Promise<void> {
   const { error } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateTo(name)

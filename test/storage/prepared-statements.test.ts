@@ -1,13 +1,13 @@
 import t from 'tap'
 import { sql } from 'kysely'
-import { createDatabase } from '../../src/storage/database.js'
-import { freshDataDir } from '../support/pglite-template.js'
-import { freshPostgresDatabase } from '../support/services.js'
-import { startOwnPgBouncer } from '../support/pgbouncer.js'
-import { bearer, build } from '../helper.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
-import { createCandidatosRepository } from '../../src/storage/candidatos-repository.js'
-import { createVagasRepository } from '../../src/storage/vagas-repository.js'
+import { createDatabase } from '../../src/storage/database.ts'
+import { freshDataDir } from '../support/pglite-template.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
+import { startOwnPgBouncer } from '../support/pgbouncer.ts'
+import { bearer, build } from '../helper.ts'
+import { migrateToLatest } from '../../src/storage/migrate.ts'
+import { createCandidatosRepository } from '../../src/storage/candidatos-repository.ts'
+import { createVagasRepository } from '../../src/storage/vagas-repository.ts'
 
 t.test('PostgreSQL: a parameterised statement is prepared under a name once per connection, then reused', async t => {
   const url = await freshPostgresDatabase(t)

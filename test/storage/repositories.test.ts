@@ -1,11 +1,11 @@
 import t, { type Test } from 'tap'
 import { sql, type Kysely } from 'kysely'
-import type { Schema } from '../../src/storage/schema.js'
-import { createCandidatosRepository, DuplicateEmailError } from '../../src/storage/candidatos-repository.js'
-import { createIdempotencyRepository } from '../../src/storage/idempotency-repository.js'
-import { InvalidPositionError } from '../../src/storage/listing.js'
-import { createVagasRepository } from '../../src/storage/vagas-repository.js'
-import { migratedDatabase, type Backend } from '../support/database.js'
+import type { Schema } from '../../src/storage/schema.ts'
+import { createCandidatosRepository, DuplicateEmailError } from '../../src/storage/candidatos-repository.ts'
+import { createIdempotencyRepository } from '../../src/storage/idempotency-repository.ts'
+import { InvalidPositionError } from '../../src/storage/listing.ts'
+import { createVagasRepository } from '../../src/storage/vagas-repository.ts'
+import { migratedDatabase, type Backend } from '../support/database.ts'
 
 const POST = 'POST' as const
 const DELETE = 'DELETE' as const
@@ -358,7 +358,7 @@ t.test('concurrent aprovar and reprovar on real PostgreSQL: exactly one wins, no
 t.test('seed: demonstration data in every state, readable through the repositories', async t => {
   const db = await migratedDatabase(t, 'pglite')
   if (db === undefined) return
-  const { seed } = await import('../../src/storage/seed.js')
+  const { seed } = await import('../../src/storage/seed.ts')
   const result = await seed(db, { vagas: 3, candidatos: 1001 })
   t.equal(result.vagaIds.length, 3)
   const candidatos = createCandidatosRepository(db)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { sql } from 'kysely'
-import { migratedDatabase } from '../support/database.js'
+import { migratedDatabase } from '../support/database.ts'
 
 // PGlite has one session; the embedded database shares it among the pool's connections. A
 // parameterized query is a batch (Parse, Bind, Execute, Sync) whose unnamed statement another

@@ -2,10 +2,10 @@ import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { freshPostgresDatabase } from '../support/services.js'
-import { tcpForwarder } from '../support/tcp-forwarder.js'
+import { build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
+import { tcpForwarder } from '../support/tcp-forwarder.ts'
 
 async function untilState (app: FastifyInstance, wanted: string): Promise<void> {
   await eventually(() => { assert.equal(app.storage.state(), wanted, `storage is ${app.storage.state()}, waiting for ${wanted}`) }, { timeout: 15_000, interval: 50 })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import pg from 'pg'
-import { isoTimestampOf } from '../../src/storage/timestamps.js'
+import { isoTimestampOf } from '../../src/storage/timestamps.ts'
 
 // What pg's own parser reads, formatted as the representations did before timestamps stayed strings.
 const parseDate = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ)

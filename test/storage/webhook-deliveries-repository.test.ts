@@ -2,9 +2,9 @@
 // and purged with the events they delivered.
 import t from 'tap'
 import { sql } from 'kysely'
-import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.js'
-import { createWebhooksRepository, type WebhookRecord } from '../../src/storage/webhooks-repository.js'
-import { migratedDatabase } from '../support/database.js'
+import { createWebhookDeliveriesRepository } from '../../src/storage/webhook-deliveries-repository.ts'
+import { createWebhooksRepository, type WebhookRecord } from '../../src/storage/webhooks-repository.ts'
+import { migratedDatabase } from '../support/database.ts'
 
 const failed = { ok: false, durationMs: 5, statusCode: 500, error: 'status' as const }
 const succeeded = { ok: true, durationMs: 3, statusCode: 200 }

@@ -1,11 +1,11 @@
 import type { Test } from 'tap'
 import type { Kysely } from 'kysely'
-import { createDatabase, type Database } from '../../src/storage/database.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
-import type { Schema } from '../../src/storage/schema.js'
-import { emptyDataDir, freshDataDir } from './pglite-template.js'
-import { sharedEmbeddedDatabase } from './shared-embedded-database.js'
-import { freshPostgresDatabase } from './services.js'
+import { createDatabase, type Database } from '../../src/storage/database.ts'
+import { migrateToLatest } from '../../src/storage/migrate.ts'
+import type { Schema } from '../../src/storage/schema.ts'
+import { emptyDataDir, freshDataDir } from './pglite-template.ts'
+import { sharedEmbeddedDatabase } from './shared-embedded-database.ts'
+import { freshPostgresDatabase } from './services.ts'
 
 export type Backend = 'pglite' | 'postgres'
 

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { eventually } from './eventually.js'
+import { eventually } from './eventually.ts'
 
 test('eventually returns the first value a check gives without throwing', async t => {
   let calls = 0

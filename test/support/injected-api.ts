@@ -1,7 +1,7 @@
 // An app's API as a test calls it in process (app.inject), with a token of the given scopes.
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { bearer } from '../helper.js'
+import { bearer } from '../helper.ts'
 
 export interface InjectedApi {
   /** Sends the request; an answer other than 2xx fails the test. */

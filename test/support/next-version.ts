@@ -1,4 +1,4 @@
-import { API_VERSION_ROWS, type ApiVersionRow } from '../../src/versioning/versions.js'
+import { API_VERSION_ROWS, type ApiVersionRow } from '../../src/versioning/versions.ts'
 
 // Tests that add a version to the table take the next major after the highest row, so that a real
 // row added to src/versioning/versions.ts never collides with an imaginary one.

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { localServer } from '../local-server.js'
+import { localServer } from '../local-server.ts'
 
 /** One span as an OTLP/HTTP JSON export request carries it, with its resource's service name. */
 export interface ReceivedSpan {

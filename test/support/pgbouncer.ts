@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import type { Test } from 'tap'
-import { closedPort } from './closed-port.js'
-import { eventually } from './eventually.js'
+import { closedPort } from './closed-port.ts'
+import { eventually } from './eventually.ts'
 
 /**
  * A PgBouncer of the test's own on a free loopback port, in front of the PostgreSQL database at

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { createDatabase } from '../../src/storage/database.js'
-import { migrateToLatest } from '../../src/storage/migrate.js'
-import { scratchDir } from './scratch-dir.js'
+import { createDatabase } from '../../src/storage/database.ts'
+import { migrateToLatest } from '../../src/storage/migrate.ts'
+import { scratchDir } from './scratch-dir.ts'
 
 // Creating an embedded database costs seconds (initdb); copying a ready one costs milliseconds.
 // The templates are made once and shared by every test process of a run.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { eventually } from './eventually.js'
+import { eventually } from './eventually.ts'
 
 /** Waits until the app's readiness answers `status` (injected, no listener); that answer. */
 export async function untilReadiness (app: FastifyInstance, status = 200): Promise<LightMyRequestResponse> {

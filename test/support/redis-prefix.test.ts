@@ -2,8 +2,8 @@
 // expiring or not, is deleted when they end.
 import t from 'tap'
 import { Redis } from 'ioredis'
-import { uniqueRedisPrefix } from '../helper.js'
-import { requireService } from './services.js'
+import { uniqueRedisPrefix } from '../helper.ts'
+import { requireService } from './services.ts'
 
 t.test('the keys under a test\'s Redis prefix are gone once the test ended', async t => {
   const url = requireService(t, 'TEST_REDIS_URL')

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Redis } from 'ioredis'
-import { closedPort } from './closed-port.js'
-import { eventually } from './eventually.js'
+import { closedPort } from './closed-port.ts'
+import { eventually } from './eventually.ts'
 
 export interface OwnRedis {
   url: string

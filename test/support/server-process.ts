@@ -1,10 +1,10 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { join } from 'node:path'
-import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-process.js'
-import { TEST_JWT_SECRET } from '../helper.js'
-import { compiledEntry, withoutTestHooks } from './compiled-service.js'
-import { eventually } from './eventually.js'
-import { freshDataDir } from './pglite-template.js'
+import { SHIPPED_NODE_FLAGS } from '../../bench/shipped-process.ts'
+import { TEST_JWT_SECRET } from '../helper.ts'
+import { compiledEntry, withoutTestHooks } from './compiled-service.ts'
+import { eventually } from './eventually.ts'
+import { freshDataDir } from './pglite-template.ts'
 
 export interface ServerProcess {
   url: string

@@ -1,6 +1,6 @@
 // A service process's API as a client calls it: over HTTP, with a token of the given scopes.
 import assert from 'node:assert/strict'
-import { mintToken } from '../helper.js'
+import { mintToken } from '../helper.ts'
 
 export interface Created { id: string, segredo?: string }
 

@@ -1,6 +1,6 @@
 // A service process's /metrics as a scraper reads it: over HTTP, with a metrics:read token.
 import assert from 'node:assert/strict'
-import { mintToken } from '../helper.js'
+import { mintToken } from '../helper.ts'
 
 /** The sum of a metric's samples whose labels include `labels`; 0 when it has none. */
 export type Metric = (name: string, labels?: Record<string, string>) => number

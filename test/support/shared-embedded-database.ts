@@ -1,9 +1,9 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedDatabaseStarter } from '../../src/storage/embedded-database.js'
-import { migratedTemplate } from './pglite-template.js'
-import { scratchDir } from './scratch-dir.js'
+import { startEmbeddedDatabase, type EmbeddedDatabase, type EmbeddedDatabaseStarter } from '../../src/storage/embedded-database.ts'
+import { migratedTemplate } from './pglite-template.ts'
+import { scratchDir } from './scratch-dir.ts'
 
 // Starting an embedded database process and migrating its database costs an app far more than
 // emptying its tables does, and most tests build apps. So the apps that build() makes in one test process

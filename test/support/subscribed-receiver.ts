@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
-import type { Schema } from '../../src/storage/schema.js'
-import { newSigningSecret } from '../../src/webhooks/signing-secret.js'
-import { startReceiver, type Receiver } from './webhook-receiver.js'
+import type { Schema } from '../../src/storage/schema.ts'
+import { newSigningSecret } from '../../src/webhooks/signing-secret.ts'
+import { startReceiver, type Receiver } from './webhook-receiver.ts'
 
 /** A receiver, and an enabled subscription of every event to it, written straight into the database. */
 export async function subscribedReceiver (t: { teardown: (fn: () => unknown) => void }, db: Kysely<Schema>): Promise<{ receiver: Receiver, webhookId: string }> {

@@ -1,9 +1,9 @@
 // The set-up of the webhook process tests: service processes that deliver to receivers on loopback,
 // sharing a fresh PostgreSQL database, and a client of their API.
 import type { Test } from 'tap'
-import { startServerProcess, untilReady, type ServerProcess } from './server-process.js'
-import { serviceApi, type Send } from './service-api.js'
-import { freshPostgresDatabase } from './services.js'
+import { startServerProcess, untilReady, type ServerProcess } from './server-process.ts'
+import { serviceApi, type Send } from './service-api.ts'
+import { freshPostgresDatabase } from './services.ts'
 
 export interface WebhookInstances {
   /** The instances asked for, each ready. */

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { interceptInstrumentedModules, startTracing } from '../../src/tracing/sdk.js'
-import { flushTraces } from '../../src/tracing/shutdown.js'
-import { spanRecorder } from '../support/span-recorder.js'
+import { interceptInstrumentedModules, startTracing } from '../../src/tracing/sdk.ts'
+import { flushTraces } from '../../src/tracing/shutdown.ts'
+import { spanRecorder } from '../support/span-recorder.ts'
 
 // TRACE_HOOKS is read when the SDK starts, as the preload reads it for the server.
 process.env.TRACE_HOOKS = 'true'
@@ -10,7 +10,7 @@ const recorder = spanRecorder()
 startTracing({ spanProcessors: [recorder.processor] })
 t.teardown(() => flushTraces(5_000))
 
-const { build } = await import('../helper.js')
+const { build } = await import('../helper.ts')
 
 t.test('TRACE_HOOKS=true: a span for each hook and for the handler, in the request\'s trace', async t => {
   const app = await build(t, {

@@ -1,10 +1,10 @@
 import t from 'tap'
-import { mintToken, uniqueRedisPrefix } from '../helper.js'
-import { localServer } from '../local-server.js'
-import { otlpReceiver } from '../support/otlp-receiver.js'
-import { compiledEntry } from '../support/compiled-service.js'
-import { startServerProcess, untilReady } from '../support/server-process.js'
-import { freshPostgresDatabase, requireService } from '../support/services.js'
+import { mintToken, uniqueRedisPrefix } from '../helper.ts'
+import { localServer } from '../local-server.ts'
+import { otlpReceiver } from '../support/otlp-receiver.ts'
+import { compiledEntry } from '../support/compiled-service.ts'
+import { startServerProcess, untilReady } from '../support/server-process.ts'
+import { freshPostgresDatabase, requireService } from '../support/services.ts'
 
 const SERVER = 2
 const CLIENT = 3

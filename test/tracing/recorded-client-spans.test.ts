@@ -2,9 +2,9 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { context, ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api'
 import { NodeSDK } from '@opentelemetry/sdk-node'
-import { interceptInstrumentedModules } from '../../src/tracing/sdk.js'
-import { RecordedIORedisInstrumentation, RecordedPgInstrumentation } from '../../src/tracing/recorded-client-spans.js'
-import { spanRecorder } from '../support/span-recorder.js'
+import { interceptInstrumentedModules } from '../../src/tracing/sdk.ts'
+import { RecordedIORedisInstrumentation, RecordedPgInstrumentation } from '../../src/tracing/recorded-client-spans.ts'
+import { spanRecorder } from '../support/span-recorder.ts'
 
 // The SDK patches pg and ioredis before they are imported, as src/tracing/preload.ts does for the server.
 // Each instrumentation's requestHook runs when it traces a call: it counts the calls traced.
@@ -25,7 +25,7 @@ t.teardown(() => sdk.shutdown())
 
 const { default: pg } = await import('pg')
 const { Redis } = await import('ioredis')
-const { requireService } = await import('../support/services.js')
+const { requireService } = await import('../support/services.ts')
 
 const tracer = trace.getTracer('test')
 const newId = (bytes: number) => randomBytes(bytes).toString('hex')

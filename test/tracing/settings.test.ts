@@ -1,5 +1,5 @@
 import t from 'tap'
-import { clientSpansOnlyWhenRecorded, hookSpansWanted, signalsBesideTraces, tracingWanted } from '../../src/tracing/settings.js'
+import { clientSpansOnlyWhenRecorded, hookSpansWanted, signalsBesideTraces, tracingWanted } from '../../src/tracing/settings.ts'
 
 t.test('tracing is on only with an OTLP endpoint, and OTEL_SDK_DISABLED=true turns it off', async t => {
   t.equal(tracingWanted({}), false, 'off by default')

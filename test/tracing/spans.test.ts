@@ -1,12 +1,12 @@
 import t, { type Test } from 'tap'
 import { createHash } from 'node:crypto'
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
+import { context, SpanKind, SpanStatusCode, trace, TraceFlags } from '@opentelemetry/api'
 import type { IncomingHttpHeaders } from 'node:http'
 import { exportJWK, generateKeyPair } from 'jose'
 import { tracing } from '@opentelemetry/sdk-node'
-import { interceptInstrumentedModules, startTracing } from '../../src/tracing/sdk.js'
-import { flushTraces } from '../../src/tracing/shutdown.js'
-import { spanRecorder } from '../support/span-recorder.js'
+import { interceptInstrumentedModules, startTracing } from '../../src/tracing/sdk.ts'
+import { flushTraces } from '../../src/tracing/shutdown.ts'
+import { spanRecorder } from '../support/span-recorder.ts'
 
 // As src/tracing/preload.ts does for the server: the SDK starts before the app (and so pg) is imported.
 interceptInstrumentedModules()
@@ -14,10 +14,10 @@ const recorder = spanRecorder()
 startTracing({ spanProcessors: [recorder.processor] })
 t.teardown(() => flushTraces(5_000))
 
-const { ALL_SCOPES, bearer, build, mintToken } = await import('../helper.js')
-const { freshPostgresDatabase } = await import('../support/services.js')
-const { localServer, sendJson } = await import('../local-server.js')
-const { eventually } = await import('../support/eventually.js')
+const { ALL_SCOPES, bearer, build, mintToken } = await import('../helper.ts')
+const { freshPostgresDatabase } = await import('../support/services.ts')
+const { localServer, sendJson } = await import('../local-server.ts')
+const { eventually } = await import('../support/eventually.ts')
 const grpc = await import('@grpc/grpc-js')
 const { service: healthService } = await import('grpc-health-check')
 
@@ -198,27 +198,27 @@ t.test('gRPC health Check and Watch are traced like HTTP, under the caller\'s tr
   const Client = grpc.makeClientConstructor(healthService, 'grpc.health.v1.Health')
   const client = new Client(`127.0.0.1:${app.grpcHealthPort}`, grpc.credentials.createInsecure()) as HealthClient
   t.teardown(() => client.close())
-  const caller = () => {
-    const metadata = new grpc.Metadata()
-    metadata.set('traceparent', `00-${TRACE_ID}-${PARENT_ID}-01`)
-    return metadata
-  }
+  // The caller is traced too: its gRPC client, instrumented in this process, sends its own span as the
+  // traceparent, in the trace it was called in.
+  const caller = trace.setSpanContext(context.active(), { traceId: TRACE_ID, spanId: PARENT_ID, traceFlags: TraceFlags.SAMPLED, isRemote: true })
 
-  await new Promise(resolve => client.check({ service: '' }, caller(), resolve))
-  const stream = client.watch({ service: '' }, caller())
+  await new Promise(resolve => context.with(caller, () => client.check({ service: '' }, new grpc.Metadata(), resolve)))
+  const stream = context.with(caller, () => client.watch({ service: '' }, new grpc.Metadata()))
   stream.on('error', () => {})
   await new Promise(resolve => stream.once('data', resolve))
   // A Watch lasts as long as its stream: its span ends when the client cancels it.
   stream.cancel()
 
   for (const method of ['Check', 'Watch']) {
-    const span = await eventually(async () => {
-      const found = (await recorder.finished()).find(span => span.kind === SpanKind.SERVER && span.name.endsWith(`grpc.health.v1.Health/${method}`))
-      if (found === undefined) throw new Error(`no server span for ${method}`)
-      return found
+    const [client, server] = await eventually(async () => {
+      const spans = (await recorder.finished()).filter(span => span.name.endsWith(`grpc.health.v1.Health/${method}`))
+      const pair = [SpanKind.CLIENT, SpanKind.SERVER].map(kind => spans.find(span => span.kind === kind))
+      if (pair.includes(undefined)) throw new Error(`no client and server spans for ${method}`)
+      return pair as [ReadableSpan, ReadableSpan]
     })
-    t.equal(span.spanContext().traceId, TRACE_ID, `${method}: a server span in the caller's trace`)
-    t.equal(parentOf(span), PARENT_ID, `${method}: its parent is the caller's span`)
-    t.equal(span.attributes['rpc.system'], 'grpc')
+    t.equal(parentOf(client), PARENT_ID, `${method}: the caller's client span is in its trace`)
+    t.equal(server.spanContext().traceId, TRACE_ID, `${method}: a server span in the caller's trace`)
+    t.equal(parentOf(server), client.spanContext().spanId, `${method}: its parent is the caller's span`)
+    t.equal(server.attributes['rpc.system'], 'grpc')
   }
 })

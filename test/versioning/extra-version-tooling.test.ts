@@ -3,10 +3,10 @@ import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { basename, delimiter, dirname, join } from 'node:path'
-import { API_VERSION_ROWS, groupOf } from '../../src/versioning/versions.js'
-import { nextVersion } from '../support/next-version.js'
-import { currentTemplates } from '../support/pglite-template.js'
-import { scratchDir } from '../support/scratch-dir.js'
+import { API_VERSION_ROWS, groupOf } from '../../src/versioning/versions.ts'
+import { nextVersion } from '../support/next-version.ts'
+import { currentTemplates } from '../support/pglite-template.ts'
+import { scratchDir } from '../support/scratch-dir.ts'
 
 // Adding a version is adding one row to the version table (docs/architecture.md, "How to add a
 // version"): in a copy of the repository with a row for the next major after the table's highest,
@@ -15,7 +15,7 @@ import { scratchDir } from '../support/scratch-dir.js'
 // which walk every version) pass and cover it.
 
 const root = join(import.meta.dirname, '../..')
-// npm and tsx on this test's Node.js rather than whichever node PATH finds first.
+// npm and the scripts on this test's Node.js rather than whichever node PATH finds first.
 const PATH = `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`
 // Bounds for a busy 2-core machine; each step ends on its own long before.
 const STEP_TIMEOUT = 400_000
@@ -68,7 +68,7 @@ async function addVersionRow (repository: string): Promise<void> {
 }
 
 // A consumer of the client, type-checked with the rest of the copy: the new version's client exists and knows its paths.
-const CONSUMER = `import { API_VERSIONS, createClient, createV${major}Client } from '../clients/typescript/src/index.js'
+const CONSUMER = `import { API_VERSIONS, createClient, createV${major}Client } from '../clients/typescript/src/index.ts'
 
 export const versions: ReadonlyArray<${versions.map(version => `'${version}'`).join(' | ')}> = API_VERSIONS
 export const named = createV${major}Client({ baseUrl: 'http://127.0.0.1' }).GET('/api/${next.group}/vagas', { params: { query: { limit: 1 } } })
@@ -109,7 +109,7 @@ t.test(`with a ${next.version} row added to the version table, the generated cli
     run('npx', ['tsc', '-p', 'tsconfig.test.json'], repository),
     run('npm', ['run', 'lint:openapi'], repository),
     run(tap, ['--disable-coverage', '--jobs=2', '-R', 'tap', ...await testFiles()], repository, {
-      FASTIFY_AUTOLOAD_TYPESCRIPT: '1', FUZZ_RUNS: '2', TEST_DATABASE_URL: undefined, CI: undefined
+      FUZZ_RUNS: '2', TEST_DATABASE_URL: undefined, CI: undefined
     })
   ])
   t.equal(eslint.code, 0, 'eslint passes', { output: eslint.output })

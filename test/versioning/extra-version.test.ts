@@ -1,10 +1,10 @@
 import t from 'tap'
 import { Type } from '@sinclair/typebox'
-import { CandidatoV2Schema, candidatoV2 } from '../../src/representations/candidato.js'
-import type { CandidatoProfile } from '../../src/representations/candidato-versions.js'
-import { API_VERSION_ROWS, type ApiVersionRow } from '../../src/versioning/versions.js'
-import { ALL_SCOPES, build, buildServing } from '../helper.js'
-import { nextVersion } from '../support/next-version.js'
+import { CandidatoV2Schema, candidatoV2 } from '../../src/representations/candidato.ts'
+import type { CandidatoProfile } from '../../src/representations/candidato-versions.ts'
+import { API_VERSION_ROWS, type ApiVersionRow } from '../../src/versioning/versions.ts'
+import { ALL_SCOPES, build, buildServing } from '../helper.ts'
+import { nextVersion } from '../support/next-version.ts'
 
 // A version that exists only as a row of the version table (the next major after the table's
 // highest), carrying one representation change: candidatos gain `primeiroNome`. Everything else it

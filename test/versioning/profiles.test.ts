@@ -1,8 +1,8 @@
 import t from 'tap'
-import { servedVersions, versionedResource } from '../../src/versioning/profiles.js'
-import { API_VERSION_ROWS, buildVersionTable } from '../../src/versioning/versions.js'
-import { testConfig } from '../helper.js'
-import { nextMajor } from '../support/next-version.js'
+import { servedVersions, versionedResource } from '../../src/versioning/profiles.ts'
+import { API_VERSION_ROWS, buildVersionTable } from '../../src/versioning/versions.ts'
+import { testConfig } from '../helper.ts'
+import { nextMajor } from '../support/next-version.ts'
 
 interface Profile { paging: string, shape: string }
 const widgets = versionedResource<Profile>('widgets', { paging: 'offset', shape: 'flat' }, { '2.0': { paging: 'cursor' } })

@@ -1,10 +1,10 @@
 import t from 'tap'
 import type { IncomingMessage } from 'node:http'
-import { testConfig } from '../helper.js'
-import { versionedHref } from '../../src/versioning/href.js'
-import { createVersionReader, normalizeVersion, splitVersionSegment } from '../../src/versioning/version-reader.js'
-import { rewriteVersionedUrl } from '../../src/versioning/routing.js'
-import { buildVersionTable, groupOf } from '../../src/versioning/versions.js'
+import { testConfig } from '../helper.ts'
+import { versionedHref } from '../../src/versioning/href.ts'
+import { createVersionReader, normalizeVersion, splitVersionSegment } from '../../src/versioning/version-reader.ts'
+import { rewriteVersionedUrl } from '../../src/versioning/routing.ts'
+import { buildVersionTable, groupOf } from '../../src/versioning/versions.ts'
 
 const table = buildVersionTable(testConfig())
 const read = createVersionReader({ table, vendorName: 'recrutamento' })

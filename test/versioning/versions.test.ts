@@ -1,7 +1,7 @@
 import t from 'tap'
-import { API_VERSION_ROWS, buildVersionTable } from '../../src/versioning/versions.js'
-import { build, testConfig } from '../helper.js'
-import { nextVersion } from '../support/next-version.js'
+import { API_VERSION_ROWS, buildVersionTable } from '../../src/versioning/versions.ts'
+import { build, testConfig } from '../helper.ts'
+import { nextVersion } from '../support/next-version.ts'
 
 // One row per version: a repeated row is refused by the table, with its own message, before any
 // plugin registers the version twice.

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { attemptLimitSeconds, batchLimitSeconds } from '../../src/webhooks/attempt-limit.js'
+import { attemptLimitSeconds, batchLimitSeconds } from '../../src/webhooks/attempt-limit.ts'
 
 t.test('an attempt\'s limit: the receiver\'s timeout, then its statements\' waits and deadlines', async t => {
   t.equal(attemptLimitSeconds({ timeoutMs: 10_000, poolTimeoutMs: 2000, statementDeadlineMs: 9000 }), 10 + 3 * (2 + 9) + 1, 'with the defaults')

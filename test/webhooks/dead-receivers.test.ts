@@ -7,9 +7,9 @@ import assert from 'node:assert/strict'
 import { createServer, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { sql } from 'kysely'
-import { bearer, build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { startReceiver } from '../support/webhook-receiver.js'
+import { bearer, build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { startReceiver } from '../support/webhook-receiver.ts'
 
 const DEAD = 20
 const RETRY_DELAY_MAX_SECONDS = 2

@@ -4,10 +4,10 @@ import t from 'tap'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import { startDeliveryQueue, type DeliveryJob } from '../../src/webhooks/delivery-queue.js'
-import { DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from '../../src/webhooks/queue-names.js'
-import { migratedStorage, type Backend } from '../support/database.js'
-import { eventually } from '../support/eventually.js'
+import { startDeliveryQueue, type DeliveryJob } from '../../src/webhooks/delivery-queue.ts'
+import { DELIVERY_JOBS_TABLE, DELIVERY_QUEUE } from '../../src/webhooks/queue-names.ts'
+import { migratedStorage, type Backend } from '../support/database.ts'
+import { eventually } from '../support/eventually.ts'
 
 const JOBS = sql.table(DELIVERY_JOBS_TABLE)
 const DELIVERIES = 40

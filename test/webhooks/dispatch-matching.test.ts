@@ -4,11 +4,11 @@
 import t, { type Test } from 'tap'
 import { randomUUID } from 'node:crypto'
 import { sql, type KyselyPlugin } from 'kysely'
-import { appendEvents } from '../../src/storage/event-log.js'
-import type { BatchJob } from '../../src/webhooks/delivery-queue.js'
-import { dispatchEvents } from '../../src/webhooks/dispatch.js'
-import { EventBodies } from '../../src/webhooks/event-bodies.js'
-import { migratedStorage, type Backend } from '../support/database.js'
+import { appendEvents } from '../../src/storage/event-log.ts'
+import type { BatchJob } from '../../src/webhooks/delivery-queue.ts'
+import { dispatchEvents } from '../../src/webhooks/dispatch.ts'
+import { EventBodies } from '../../src/webhooks/event-bodies.ts'
+import { migratedStorage, type Backend } from '../support/database.ts'
 
 /** Counts the rows every statement returns. */
 function rowCounter (): { plugin: KyselyPlugin, rows: () => number } {

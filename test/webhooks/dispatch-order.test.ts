@@ -5,12 +5,12 @@ import t from 'tap'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import type { KyselyPlugin } from 'kysely'
-import { appendEvents } from '../../src/storage/event-log.js'
-import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.js'
-import { dispatchEvents } from '../../src/webhooks/dispatch.js'
-import { EventBodies } from '../../src/webhooks/event-bodies.js'
-import { migratedStorage } from '../support/database.js'
-import { eventually } from '../support/eventually.js'
+import { appendEvents } from '../../src/storage/event-log.ts'
+import { startDeliveryQueue } from '../../src/webhooks/delivery-queue.ts'
+import { dispatchEvents } from '../../src/webhooks/dispatch.ts'
+import { EventBodies } from '../../src/webhooks/event-bodies.ts'
+import { migratedStorage } from '../support/database.ts'
+import { eventually } from '../support/eventually.ts'
 
 /** Holds the first statement's result until `release`: its transaction has begun, but goes no further. */
 function holdFirstStatement (): { plugin: KyselyPlugin, held: Promise<void>, release: () => void } {

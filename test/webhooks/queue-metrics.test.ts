@@ -3,9 +3,9 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { bearer, build } from '../helper.js'
-import { API_POLL, eventually } from '../support/eventually.js'
-import { startReceiver } from '../support/webhook-receiver.js'
+import { bearer, build } from '../helper.ts'
+import { API_POLL, eventually } from '../support/eventually.ts'
+import { startReceiver } from '../support/webhook-receiver.ts'
 
 t.test('attempts by outcome, jobs waiting and retrying, the oldest due one\'s age', async t => {
   // The retry after the failure waits an hour: it stays in the queue, retrying, and not due.

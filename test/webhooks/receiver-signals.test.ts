@@ -4,10 +4,10 @@
 import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { build } from '../helper.js'
-import { API_POLL, eventually } from '../support/eventually.js'
-import { injectedApi, type InjectedApi } from '../support/injected-api.js'
-import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.js'
+import { build } from '../helper.ts'
+import { API_POLL, eventually } from '../support/eventually.ts'
+import { injectedApi, type InjectedApi } from '../support/injected-api.ts'
+import { startReceiver, type Answer, type Receiver } from '../support/webhook-receiver.ts'
 
 const SCOPES = 'vagas:read vagas:write webhooks:write'
 // Short intervals: without Retry-After, a retry would come one to two seconds after its failure.

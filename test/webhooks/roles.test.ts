@@ -3,12 +3,12 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
-import { build } from '../helper.js'
-import { eventually } from '../support/eventually.js'
-import { injectedApi } from '../support/injected-api.js'
-import { freshPostgresDatabase } from '../support/services.js'
-import { startReceiver } from '../support/webhook-receiver.js'
-import { BATCH_QUEUE, DELIVERY_JOBS_TABLE } from '../../src/webhooks/queue-names.js'
+import { build } from '../helper.ts'
+import { eventually } from '../support/eventually.ts'
+import { injectedApi } from '../support/injected-api.ts'
+import { freshPostgresDatabase } from '../support/services.ts'
+import { startReceiver } from '../support/webhook-receiver.ts'
+import { BATCH_QUEUE, DELIVERY_JOBS_TABLE } from '../../src/webhooks/queue-names.ts'
 
 const FAST = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_DISPATCH_INTERVAL_MS: '100', HEALTH_REFRESH_INTERVAL_MS: '200' }
 

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { sendDelivery } from '../../src/webhooks/send-delivery.js'
+import { sendDelivery } from '../../src/webhooks/send-delivery.ts'
 
 async function server (t: { teardown: (fn: () => unknown) => void }, handle: Parameters<typeof createServer>[1]) {
   const requests: string[] = []

@@ -1,9 +1,9 @@
 // The signature as a receiver checks it: with the `standardwebhooks` package, not our code.
 import t from 'tap'
 import { Webhook } from 'standardwebhooks'
-import { signedHeaders } from '../../src/webhooks/signature.js'
-import { signingKey } from '../../src/webhooks/signing-secret.js'
-import { newSigningSecret } from '../../src/webhooks/signing-secret.js'
+import { signedHeaders } from '../../src/webhooks/signature.ts'
+import { signingKey } from '../../src/webhooks/signing-secret.ts'
+import { newSigningSecret } from '../../src/webhooks/signing-secret.ts'
 
 const body = JSON.stringify({ type: 'vaga.criada', timestamp: '2026-05-04T13:45:12.345Z', data: { id: 1 } })
 const now = (): number => Math.floor(Date.now() / 1000)

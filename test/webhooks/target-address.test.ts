@@ -1,5 +1,5 @@
 import t from 'tap'
-import { isPublicAddress } from '../../src/webhooks/target-address.js'
+import { isPublicAddress } from '../../src/webhooks/target-address.ts'
 
 t.test('loopback, private, link-local and other local addresses are not public', async t => {
   for (const address of ['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',

@@ -2,11 +2,11 @@
 // sends the bearer token and names its API version on every request, retries what is safe to retry
 // (retry.ts, resendable.ts), and walks collections and the event feed by their links.
 import createFetchClient, { type Client, type Middleware } from 'openapi-fetch'
-import { feedFollower, type FollowFeed } from './feed.js'
-import { pageReader, paginator, type Paginate } from './paging.js'
-import { resendable } from './resendable.js'
-import { retryingFetch, type RetryOptions } from './retry.js'
-import type { OpsPaths, VersionPaths } from './generated/versions.js'
+import { feedFollower, type FollowFeed } from './feed.ts'
+import { pageReader, paginator, type Paginate } from './paging.ts'
+import { resendable } from './resendable.ts'
+import { retryingFetch, type RetryOptions } from './retry.ts'
+import type { OpsPaths, VersionPaths } from './generated/versions.ts'
 
 export interface ClientOptions extends RetryOptions {
   /** Where the service is, e.g. `https://api.example.com`. */

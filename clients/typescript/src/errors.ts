@@ -16,16 +16,30 @@ export interface Problem {
 
 /** No answer: every attempt lost its connection or timed out, or the request was not one to resend. */
 export class ApiRequestError extends Error {
-  constructor (message: string, readonly attempts: number, readonly retryable: boolean, cause: unknown) {
+  readonly attempts: number
+  readonly retryable: boolean
+
+  constructor (message: string, attempts: number, retryable: boolean, cause: unknown) {
     super(message, { cause })
+    this.attempts = attempts
+    this.retryable = retryable
     this.name = 'ApiRequestError'
   }
 }
 
 /** A page of `paginate` or `followFeed` answered with a problem. */
 export class ApiProblemError extends Error {
-  constructor (readonly problem: Problem, readonly attempts: number, readonly requestId: string | null, readonly retryable: boolean) {
+  readonly problem: Problem
+  readonly attempts: number
+  readonly requestId: string | null
+  readonly retryable: boolean
+
+  constructor (problem: Problem, attempts: number, requestId: string | null, retryable: boolean) {
     super(`${problem.status} ${problem.code ?? problem.title}: ${problem.detail ?? ''}`)
+    this.problem = problem
+    this.attempts = attempts
+    this.requestId = requestId
+    this.retryable = retryable
     this.name = 'ApiProblemError'
   }
 }

@@ -2,9 +2,9 @@
 // once it is handled, so a follower that stops and starts again resumes at the next one. The position
 // is the service's own link (the page the event is on, and how many of its events are handled), never
 // a cursor made by the client.
-import { ApiRequestError } from './errors.js'
-import { linkOf, pageOf, type CollectionPath, type ItemOf, type PageInit, type PageReader } from './paging.js'
-import { callInfo, retryAfterMs } from './retry.js'
+import { ApiRequestError } from './errors.ts'
+import { linkOf, pageOf, type CollectionPath, type ItemOf, type PageInit, type PageReader } from './paging.ts'
+import { callInfo, retryAfterMs } from './retry.ts'
 
 export const FEED_IDLE_MS = 1000
 

@@ -1,8 +1,8 @@
 // Every page of a collection, by the service's own `next` links: offset paging in 1.0, cursors in
 // 2.0, the event feed. The client never builds a page's URL; it follows the one it was given.
 import type { Client, MaybeOptionalInit } from 'openapi-fetch'
-import { ApiProblemError, type Problem } from './errors.js'
-import { callInfo } from './retry.js'
+import { ApiProblemError, type Problem } from './errors.ts'
+import { callInfo } from './retry.ts'
 
 /** The paths whose GET answers a page: `{ items, links }`. */
 export type CollectionPath<Paths> = {

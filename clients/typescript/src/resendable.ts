@@ -2,8 +2,8 @@
 // whose operation takes an Idempotency-Key gets one (the caller's, or a new UUID) and keeps it across
 // retries, so the service answers a resent create with the first one's answer instead of a second.
 import type { Middleware } from 'openapi-fetch'
-import { IDEMPOTENT_CREATES } from './generated/idempotent-creates.js'
-import { markResendable, type Resendable } from './retry.js'
+import { IDEMPOTENT_CREATES } from './generated/idempotent-creates.ts'
+import { markResendable, type Resendable } from './retry.ts'
 
 /** `/candidatos/{id}/aprovar`: a segment after a parameter names an action, not a resource. */
 function isAction (schemaPath: string): boolean {

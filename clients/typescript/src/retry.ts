@@ -1,7 +1,7 @@
 // Retries that cannot do a thing twice: a request is resent only when resending is safe, after an
 // exponential backoff with jitter that waits at least what Retry-After says, within a number of
 // attempts and a deadline; each attempt has a timeout of its own.
-import { ApiRequestError } from './errors.js'
+import { ApiRequestError } from './errors.ts'
 
 export interface RetryOptions {
   /** Retries after the first attempt; `0` sends each request once. Default 3. */

@@ -1,8 +1,8 @@
 // A delivery checked in one call, as Standard Webhooks signs it (docs/api.md, "Signatures"): the
 // HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the subscription's secret,
 // compared by WebCrypto's verify (constant time), within a tolerance of the receiver's clock.
-import type { V2Paths } from './generated/versions.js'
-import type { ItemOf } from './paging.js'
+import type { V2Paths } from './generated/versions.ts'
+import type { ItemOf } from './paging.ts'
 
 /** An event as the feed shows it. */
 export type Evento = ItemOf<V2Paths, '/api/v2/eventos'>
@@ -26,8 +26,11 @@ export interface VerifyOptions {
 
 /** Why a delivery was refused: answer it 400 (or 401), never 2xx. */
 export class WebhookVerificationError extends Error {
-  constructor (readonly reason: 'missing-header' | 'old-timestamp' | 'future-timestamp' | 'bad-signature', message: string) {
+  readonly reason: 'missing-header' | 'old-timestamp' | 'future-timestamp' | 'bad-signature'
+
+  constructor (reason: 'missing-header' | 'old-timestamp' | 'future-timestamp' | 'bad-signature', message: string) {
     super(message)
+    this.reason = reason
     this.name = 'WebhookVerificationError'
   }
 }

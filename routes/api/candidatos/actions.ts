@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { ACTION_CALLS, needsTargetVaga, type ActionCall, type Refusal } from '../../../src/domain/candidato-actions.js'
-import { ifMatchPrecondition } from '../../../src/http/conventions/conditional.js'
-import { type Problem } from '../../../src/http/problems/problem.js'
-import { problem } from '../../../src/http/problems/error-catalogue.js'
-import { problemResponse } from '../../../src/http/problems/problem-response.js'
-import { TargetVagaSchema, candidatoDetailSchema, candidatoEtag, candidatoLastModified } from '../../../src/representations/candidato.js'
-import { candidatoVersions, type CandidatoProfile } from '../../../src/representations/candidato-versions.js'
-import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.js'
-import { servedVersions } from '../../../src/versioning/profiles.js'
+import { ACTION_CALLS, needsTargetVaga, type ActionCall, type Refusal } from '../../../src/domain/candidato-actions.ts'
+import { ifMatchPrecondition } from '../../../src/http/conventions/conditional.ts'
+import { type Problem } from '../../../src/http/problems/problem.ts'
+import { problem } from '../../../src/http/problems/error-catalogue.ts'
+import { problemResponse } from '../../../src/http/problems/problem-response.ts'
+import { TargetVagaSchema, candidatoDetailSchema, candidatoEtag, candidatoLastModified } from '../../../src/representations/candidato.ts'
+import { candidatoVersions, type CandidatoProfile } from '../../../src/representations/candidato-versions.ts'
+import { IdParams, IfMatchHeaders, actorOf, notFound, preconditionFailed, setValidators, withHeaders, hrefOf } from '../../../src/http/resources/common.ts'
+import { servedVersions } from '../../../src/versioning/profiles.ts'
 
 const PURPOSE: Record<string, string> = {
   'POST candidatar': 'Apply to a vaga: `cadastrado` -> `inscrito` in the open vaga named by `vagaId`.',

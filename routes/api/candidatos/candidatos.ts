@@ -1,25 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { candidatoIssues } from '../../../src/domain/candidato.js'
-import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.js'
-import { problem } from '../../../src/http/problems/error-catalogue.js'
-import { problemResponse } from '../../../src/http/problems/problem-response.js'
+import { candidatoIssues } from '../../../src/domain/candidato.ts'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.ts'
+import { problem } from '../../../src/http/problems/error-catalogue.ts'
+import { problemResponse } from '../../../src/http/problems/problem-response.ts'
 import {
   CandidatoCreateSchema, CandidatoPatchSchema, CandidatoReplaceSchema,
   candidatoDetailSchema, candidatoEtag, candidatoLastModified, candidatoPath
-} from '../../../src/representations/candidato.js'
-import { candidatoVersions } from '../../../src/representations/candidato-versions.js'
-import { Id } from '../../../src/representations/fields.js'
-import { CandidatoFilters, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato-list.js'
-import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
+} from '../../../src/representations/candidato.ts'
+import { candidatoVersions } from '../../../src/representations/candidato-versions.ts'
+import { Id } from '../../../src/representations/fields.ts'
+import { CandidatoFilters, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato-list.ts'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.ts'
 import {
   ConditionalHeaders, actorOf, IdempotencyHeaders, IdParams, IfMatchHeaders, changedAfter, fieldProblem, notFound,
   preconditionFailed, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
-} from '../../../src/http/resources/common.js'
-import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
-import { CANDIDATO_SORT_FIELDS, DuplicateEmailError, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
-import { servedVersions } from '../../../src/versioning/profiles.js'
+} from '../../../src/http/resources/common.ts'
+import { createdResponse, sendCreated } from '../../../src/http/resources/created.ts'
+import { CANDIDATO_SORT_FIELDS, DuplicateEmailError, type CandidatoRecord } from '../../../src/storage/candidatos-repository.ts'
+import { servedVersions } from '../../../src/versioning/profiles.ts'
 
 /** /candidatos and /candidatos/{id}, in every API version: what differs between versions is in candidatoVersions. */
 const candidatos: FastifyPluginAsyncTypebox = async (fastify) => {

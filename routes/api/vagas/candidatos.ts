@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { candidatoEtag } from '../../../src/representations/candidato.js'
-import { candidatoVersions } from '../../../src/representations/candidato-versions.js'
-import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
-import { CandidatoFilters, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato-list.js'
-import { changedAfter, IdParams, notFound, hrefOf } from '../../../src/http/resources/common.js'
-import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.js'
-import { servedVersions } from '../../../src/versioning/profiles.js'
+import { candidatoEtag } from '../../../src/representations/candidato.ts'
+import { candidatoVersions } from '../../../src/representations/candidato-versions.ts'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.ts'
+import { CandidatoFilters, DEFAULT_CANDIDATO_SORT } from '../../../src/http/resources/candidato-list.ts'
+import { changedAfter, IdParams, notFound, hrefOf } from '../../../src/http/resources/common.ts'
+import { CANDIDATO_SORT_FIELDS, type CandidatoRecord } from '../../../src/storage/candidatos-repository.ts'
+import { servedVersions } from '../../../src/versioning/profiles.ts'
 
 /** GET /vagas/{id}/candidatos: the candidatos in one vaga (a nested relation, docs/api.md "Vagas and candidatos"), in every API version. */
 const vagaCandidatos: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -1,20 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.js'
-import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.js'
-import { problem } from '../../../src/http/problems/error-catalogue.js'
-import { problemResponse } from '../../../src/http/problems/problem-response.js'
-import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
+import { vagaDefaults, vagaIssues } from '../../../src/domain/vaga.ts'
+import { ifMatchPrecondition, isNotModified } from '../../../src/http/conventions/conditional.ts'
+import { problem } from '../../../src/http/problems/error-catalogue.ts'
+import { problemResponse } from '../../../src/http/problems/problem-response.ts'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.ts'
 import {
   ChangedAfterFilter, ConditionalHeaders, IdempotencyHeaders, IdParams, IfMatchHeaders, actorOf, changedAfter, fieldProblem, notFound,
   preconditionFailed, ReadHeaders, setReadHeaders, setValidators, withHeaders, hrefOf
-} from '../../../src/http/resources/common.js'
-import { createdResponse, sendCreated } from '../../../src/http/resources/created.js'
-import { VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaStatusSchema, vagaEtag, vagaPath } from '../../../src/representations/vaga.js'
-import { Text } from '../../../src/representations/fields.js'
-import { vagaVersions } from '../../../src/representations/vaga-versions.js'
-import { servedVersions } from '../../../src/versioning/profiles.js'
-import { VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.js'
+} from '../../../src/http/resources/common.ts'
+import { createdResponse, sendCreated } from '../../../src/http/resources/created.ts'
+import { VagaCreateSchema, VagaPatchSchema, VagaReplaceSchema, VagaStatusSchema, vagaEtag, vagaPath } from '../../../src/representations/vaga.ts'
+import { Text } from '../../../src/representations/fields.ts'
+import { vagaVersions } from '../../../src/representations/vaga-versions.ts'
+import { servedVersions } from '../../../src/versioning/profiles.ts'
+import { VAGA_SORT_FIELDS, type VagaRecord } from '../../../src/storage/vagas-repository.ts'
 
 const DEFAULT_SORT = '-criadoEm'
 

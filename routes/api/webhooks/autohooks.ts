@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { setRoutePolicyDefaults } from '../../../src/http/policy/route-policy.js'
-import { strictBodyValidation } from '../../../src/http/input/strict-body.js'
+import { setRoutePolicyDefaults } from '../../../src/http/policy/route-policy.ts'
+import { strictBodyValidation } from '../../../src/http/input/strict-body.ts'
 
 // Subscriptions name where the service sends data and hold signing secrets: every route here needs
 // webhooks:write, even to read, and touches the database.

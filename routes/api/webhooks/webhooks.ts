@@ -1,18 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { problem } from '../../../src/http/problems/error-catalogue.js'
-import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.js'
-import { problemResponse } from '../../../src/http/problems/problem-response.js'
-import { IdParams, actorOf, fieldProblem, hrefOf, notFound } from '../../../src/http/resources/common.js'
-import { webhookViewer } from '../../../src/http/resources/webhook-viewer.js'
+import { problem } from '../../../src/http/problems/error-catalogue.ts'
+import { CollectionHeaders, collectionPage, collectionQuerystring, pageResponses } from '../../../src/http/resources/collection.ts'
+import { problemResponse } from '../../../src/http/problems/problem-response.ts'
+import { IdParams, actorOf, fieldProblem, hrefOf, notFound } from '../../../src/http/resources/common.ts'
+import { webhookViewer } from '../../../src/http/resources/webhook-viewer.ts'
 import {
   AttemptSchema, SecretSchema, WebhookCreateSchema, WebhookCreatedSchema, WebhookPatchSchema, WebhookSchema, webhookPath, webhookRepresentation
-} from '../../../src/representations/webhook.js'
-import { webhookVersions } from '../../../src/representations/webhook-versions.js'
-import { WEBHOOK_SORT_FIELDS } from '../../../src/storage/webhooks-repository.js'
-import { servedVersions } from '../../../src/versioning/profiles.js'
-import { forbiddenTypes, readScopesOf } from '../../../src/webhooks/readable-types.js'
+} from '../../../src/representations/webhook.ts'
+import { webhookVersions } from '../../../src/representations/webhook-versions.ts'
+import { WEBHOOK_SORT_FIELDS } from '../../../src/storage/webhooks-repository.ts'
+import { servedVersions } from '../../../src/versioning/profiles.ts'
+import { forbiddenTypes, readScopesOf } from '../../../src/webhooks/readable-types.ts'
 
 const DEFAULT_SORT = 'criadoEm'
 

@@ -3,7 +3,7 @@
 // cannot use: a leap second (no JavaScript date holds one), and year 0 or past 9999 once in UTC
 // (PostgreSQL refuses them: a 500 on every list's `atualizadoApos`).
 import type { FastifyServerOptions } from 'fastify'
-import { isStorableInstant } from '../../domain/iso-timestamp.js'
+import { isStorableInstant } from '../../domain/iso-timestamp.ts'
 
 type Ajv = Parameters<NonNullable<NonNullable<FastifyServerOptions['ajv']>['onCreate']>>[0]
 

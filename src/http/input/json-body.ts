@@ -1,6 +1,6 @@
 import type { FastifyBodyParser, FastifyInstance } from 'fastify'
-import { type Problem } from '../problems/problem.js'
-import { problem } from '../problems/error-catalogue.js'
+import { type Problem } from '../problems/problem.ts'
+import { problem } from '../problems/error-catalogue.ts'
 
 // RFC 8259 section 8.1: JSON text is UTF-8. A lenient decoder would store U+FFFD in place of bad bytes.
 const utf8 = new TextDecoder('utf-8', { fatal: true })

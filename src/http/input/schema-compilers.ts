@@ -5,9 +5,9 @@
 import { AjvCompiler } from '@fastify/ajv-compiler'
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify'
-import { requiringDecimalIntegers } from './decimal-integers.js'
-import { refusingNonFinite } from './finite-numbers.js'
-import { narrowDateTimeFormat } from './date-time.js'
+import { requiringDecimalIntegers } from './decimal-integers.ts'
+import { refusingNonFinite } from './finite-numbers.ts'
+import { narrowDateTimeFormat } from './date-time.ts'
 
 type Compile<F> = (route: { schema: unknown }) => F
 

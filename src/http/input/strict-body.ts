@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { requiringDecimalIntegers } from './decimal-integers.js'
-import { refusingNonFinite } from './finite-numbers.js'
-import { sharedValidatorCompiler } from './schema-compilers.js'
+import { requiringDecimalIntegers } from './decimal-integers.ts'
+import { refusingNonFinite } from './finite-numbers.ts'
+import { sharedValidatorCompiler } from './schema-compilers.ts'
 
 const ajvOptions = { allErrors: true, removeAdditional: false, useDefaults: true } as const
 

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http'
-import { Problem, problemType } from './problem.js'
+import { Problem, problemType } from './problem.ts'
 
 // Every problem the service answers with, by code: its status, its detail, its headers, when it
 // happens, and which operations can give it. Problems are made here only (`problem(code)`), and the

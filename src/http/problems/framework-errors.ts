@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { NO_STORE_HEADERS } from '../conventions/no-store.js'
-import { type Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from './problem.js'
-import { problem } from './error-catalogue.js'
+import { NO_STORE_HEADERS } from '../conventions/no-store.ts'
+import { type Problem, PROBLEM_CONTENT_TYPE, problemBody, problemInstance } from './problem.ts'
+import { problem } from './error-catalogue.ts'
 
 // Fastify's router refuses some URLs before any route, hook or error handler runs; without this
 // option it answers them with its own plain JSON, naming its error codes and echoing the URL.

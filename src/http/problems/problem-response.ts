@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { catalogueEntry, type CatalogueEntry } from './error-catalogue.js'
+import { catalogueEntry, type CatalogueEntry } from './error-catalogue.ts'
 
 // How a route declares an error answer: one shared `Problem` schema, narrowed to the codes the answer
 // can carry, each explained by the error catalogue. The OpenAPI documents are built from these.

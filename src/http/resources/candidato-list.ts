@@ -1,8 +1,8 @@
 // The query every list of candidatos takes.
 import { Type } from '@sinclair/typebox'
-import { CandidatoStatusSchema } from '../../representations/candidato.js'
-import { Text } from '../../representations/fields.js'
-import { ChangedAfterFilter } from './common.js'
+import { CandidatoStatusSchema } from '../../representations/candidato.ts'
+import { Text } from '../../representations/fields.ts'
+import { ChangedAfterFilter } from './common.ts'
 
 /** The filters of every list of candidatos; `/candidatos` also filters by `vagaId`. */
 export const CandidatoFilters = {

@@ -1,8 +1,8 @@
 // Query parameters of collections: the sort expression and the opaque v2 paging cursor.
 import { createHash } from 'node:crypto'
-import type { Position, SortKey } from '../../storage/listing.js'
-import { type Problem } from '../problems/problem.js'
-import { problem, type ProblemCode } from '../problems/error-catalogue.js'
+import type { Position, SortKey } from '../../storage/listing.ts'
+import { type Problem } from '../problems/problem.ts'
+import { problem, type ProblemCode } from '../problems/error-catalogue.ts'
 
 export const DEFAULT_LIMIT = 20
 export const MAX_LIMIT = 100

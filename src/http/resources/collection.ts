@@ -3,12 +3,12 @@
 import { createHash } from 'node:crypto'
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { ifNoneMatchHits } from '../conventions/conditional.js'
-import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.js'
-import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from './collection-query.js'
-import { problemResponse } from '../problems/problem-response.js'
-import { Links, type Link } from '../../representations/fields.js'
-import type { ItemRepresentation, Paging } from '../../representations/paging.js'
+import { ifNoneMatchHits } from '../conventions/conditional.ts'
+import { InvalidPositionError, type ListRequest, type ListResult } from '../../storage/listing.ts'
+import { CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT, SORT_PATTERN, cursorProblem, decodeCursor, encodeCursor, parseSort, queryString, sortText } from './collection-query.ts'
+import { problemResponse } from '../problems/problem-response.ts'
+import { Links, type Link } from '../../representations/fields.ts'
+import type { ItemRepresentation, Paging } from '../../representations/paging.ts'
 
 export const MAX_OFFSET = 1_000_000
 

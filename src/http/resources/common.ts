@@ -2,13 +2,13 @@
 import { createHash } from 'node:crypto'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Id } from '../../representations/fields.js'
-import { type Problem } from '../problems/problem.js'
-import { problem } from '../problems/error-catalogue.js'
-import { httpDate } from '../conventions/http-date.js'
-import { readDateTime } from '../input/date-time.js'
-import type { FieldIssue } from '../../domain/vaga.js'
-import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
+import { Id } from '../../representations/fields.ts'
+import { type Problem } from '../problems/problem.ts'
+import { problem } from '../problems/error-catalogue.ts'
+import { httpDate } from '../conventions/http-date.ts'
+import { readDateTime } from '../input/date-time.ts'
+import type { FieldIssue } from '../../domain/vaga.ts'
+import type { IsoTimestamp } from '../../domain/iso-timestamp.ts'
 
 export const IdParams = Type.Object({ id: Id })
 

@@ -1,11 +1,11 @@
 // POST to a collection, with or without an Idempotency-Key: shared by every collection.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { StoredResponse } from '../../storage/idempotency-repository.js'
-import type { Repositories, ResourceRepositories } from '../../storage/repositories.js'
-import { problem } from '../problems/error-catalogue.js'
-import { httpDate } from '../conventions/http-date.js'
-import type { IsoTimestamp } from '../../domain/iso-timestamp.js'
-import { actorOf, fingerprint } from './common.js'
+import type { StoredResponse } from '../../storage/idempotency-repository.ts'
+import type { Repositories, ResourceRepositories } from '../../storage/repositories.ts'
+import { problem } from '../problems/error-catalogue.ts'
+import { httpDate } from '../conventions/http-date.ts'
+import type { IsoTimestamp } from '../../domain/iso-timestamp.ts'
+import { actorOf, fingerprint } from './common.ts'
 
 /** The 201 answer for a new resource, as it is sent and, under an Idempotency-Key, stored. */
 export function createdResponse (location: string, etag: string, lastModified: Date | IsoTimestamp, representation: unknown): StoredResponse {

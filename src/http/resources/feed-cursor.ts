@@ -1,5 +1,5 @@
 // The events feed's cursor: a position in the feed, bound to the feed's filters.
-import { decodeCursor, encodeCursor, cursorProblem, type CursorScope } from './collection-query.js'
+import { decodeCursor, encodeCursor, cursorProblem, type CursorScope } from './collection-query.ts'
 
 /** A feed cursor: the position after which the reader goes on, bound to the filters like every cursor. */
 export function feedScope (filter: Record<string, string | undefined>): CursorScope {

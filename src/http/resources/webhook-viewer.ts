@@ -1,6 +1,6 @@
 // Whose webhook subscriptions a request reaches.
 import type { FastifyRequest } from 'fastify'
-import type { WebhookViewer } from '../../storage/webhooks-repository.js'
+import type { WebhookViewer } from '../../storage/webhooks-repository.ts'
 
 /** Widens webhooks:write from the caller's own subscriptions to every one. */
 export const WEBHOOKS_ADMIN_SCOPE = 'webhooks:admin'

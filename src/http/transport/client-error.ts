@@ -1,10 +1,10 @@
-import { newRequestId } from '../conventions/request-id.js'
+import { newRequestId } from '../conventions/request-id.ts'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { NO_STORE_HEADERS } from '../conventions/no-store.js'
-import { type Problem, PROBLEM_CONTENT_TYPE, problemBody } from '../problems/problem.js'
-import { problem } from '../problems/error-catalogue.js'
+import { NO_STORE_HEADERS } from '../conventions/no-store.ts'
+import { type Problem, PROBLEM_CONTENT_TYPE, problemBody } from '../problems/problem.ts'
+import { problem } from '../problems/error-catalogue.ts'
 
 // Written by hand on the socket: the headers every other answer gets from the http-conventions plugin.
 const NO_STORE_LINES = Object.entries(NO_STORE_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('')

@@ -33,7 +33,14 @@ class ConnectionGate {
   private readonly review = (): void => { this.reviewNow() }
   private readonly finished: (this: ServerResponse) => void
 
-  constructor (private readonly socket: Socket, private readonly limits: ConnectionLimits, private readonly listener: RequestListener) {
+  private readonly socket: Socket
+  private readonly limits: ConnectionLimits
+  private readonly listener: RequestListener
+
+  constructor (socket: Socket, limits: ConnectionLimits, listener: RequestListener) {
+    this.socket = socket
+    this.limits = limits
+    this.listener = listener
     const gate = this
     this.finished = function (this: ServerResponse) { gate.done(this) }
     socket.on('drain', this.review)

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely'
-import { emailKey } from '../../domain/candidato.js'
+import { emailKey } from '../../domain/candidato.ts'
 
 const BATCH = 1000
 

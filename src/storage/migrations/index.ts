@@ -1,11 +1,11 @@
 import type { Migration } from 'kysely'
-import { recruitment } from './0001-recruitment.js'
-import { emailKeyColumn } from './0002-email-key.js'
-import { events } from './0003-events.js'
-import { webhooks } from './0004-webhooks.js'
-import { webhookDispatchTime } from './0005-webhook-dispatch-time.js'
-import { webhookTypesIndex } from './0006-webhook-types-index.js'
-import { webhookOwner } from './0007-webhook-owner.js'
+import { recruitment } from './0001-recruitment.ts'
+import { emailKeyColumn } from './0002-email-key.ts'
+import { events } from './0003-events.ts'
+import { webhooks } from './0004-webhooks.ts'
+import { webhookDispatchTime } from './0005-webhook-dispatch-time.ts'
+import { webhookTypesIndex } from './0006-webhook-types-index.ts'
+import { webhookOwner } from './0007-webhook-owner.ts'
 
 /**
  * Every migration, in order of name. Listed in code rather than read from a folder so the same

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
-import { ALL_SCOPES, bearer, build, buildServing } from '../../helper.js'
-import { listening } from '../../support/listening.js'
-import { eventually } from '../../support/eventually.js'
+import { ALL_SCOPES, bearer, build, buildServing } from '../../helper.ts'
+import { listening } from '../../support/listening.ts'
+import { eventually } from '../../support/eventually.ts'
 
 const ready = async (t: Parameters<typeof build>[0], env: Record<string, string> = {}) => await buildServing(t, { env })
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import Fastify, { type FastifySchemaCompiler } from 'fastify'
-import { schemaController } from '../../../src/http/input/schema-compilers.js'
+import { schemaController } from '../../../src/http/input/schema-compilers.ts'
 
 const Pong = { type: 'object', properties: { pong: { type: 'string' } } }
 

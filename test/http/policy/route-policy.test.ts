@@ -1,9 +1,9 @@
 import t from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { resolveRoutePolicy } from '../../../src/http/policy/route-policy.js'
-import { bearer, build } from '../../helper.js'
-import { eventually } from '../../support/eventually.js'
+import { resolveRoutePolicy } from '../../../src/http/policy/route-policy.ts'
+import { bearer, build } from '../../helper.ts'
+import { eventually } from '../../support/eventually.ts'
 
 t.test('a route that declares nothing gets the business defaults, and needs a token', async t => {
   t.same(resolveRoutePolicy({}), {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { STATUS_CODES } from 'node:http'
-import { ERROR_CATALOGUE, defaultHeaders, problem, type ProblemCode } from '../../../src/http/problems/error-catalogue.js'
-import { problemBody } from '../../../src/http/problems/problem.js'
+import { ERROR_CATALOGUE, defaultHeaders, problem, type ProblemCode } from '../../../src/http/problems/error-catalogue.ts'
+import { problemBody } from '../../../src/http/problems/problem.ts'
 
 t.test('a problem made from its code carries the catalogue\'s status, type, title and detail', async t => {
   for (const entry of ERROR_CATALOGUE) {

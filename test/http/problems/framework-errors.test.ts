@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { Test } from 'tap'
 import type { LightMyRequestResponse } from 'fastify'
-import { bearer, build } from '../../helper.js'
-import { frameworkProblem } from '../../../src/http/problems/framework-errors.js'
+import { bearer, build } from '../../helper.ts'
+import { frameworkProblem } from '../../../src/http/problems/framework-errors.ts'
 
 function assertProblem (t: Test, res: LightMyRequestResponse, status: number, code: string): void {
   t.equal(res.statusCode, status)

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import { connect } from 'node:net'
 import { once } from 'node:events'
-import { bearer, build } from '../../helper.js'
-import { eventually } from '../../support/eventually.js'
-import { startServerProcess, untilReady } from '../../support/server-process.js'
-import { DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../../../src/http/transport/early-answer.js'
+import { bearer, build } from '../../helper.ts'
+import { eventually } from '../../support/eventually.ts'
+import { startServerProcess, untilReady } from '../../support/server-process.ts'
+import { DRAIN_MAX_BYTES, DRAIN_MAX_MS } from '../../../src/http/transport/early-answer.ts'
 
 // Five times the default BODY_LIMIT: answered 413 from its Content-Length, long before it is all sent.
 const BODY = JSON.stringify({ titulo: 'Grande', descricao: 'x'.repeat(5 * 1024 * 1024) })

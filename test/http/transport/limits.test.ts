@@ -1,8 +1,8 @@
 import t from 'tap'
 import { connect, type Socket } from 'node:net'
-import { build } from '../../helper.js'
-import { listening } from '../../support/listening.js'
-import { loadConfig } from '../../../src/config.js'
+import { build } from '../../helper.ts'
+import { listening } from '../../support/listening.ts'
+import { loadConfig } from '../../../src/config.ts'
 
 interface RawExchange { text: string, closedAfterMs: number }
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { bearer, build, buildServing } from '../../helper.js'
-import { freshPostgresDatabase } from '../../support/services.js'
+import { bearer, build, buildServing } from '../../helper.ts'
+import { freshPostgresDatabase } from '../../support/services.ts'
 
 interface Link { rel: string, href: string, method: string }
 

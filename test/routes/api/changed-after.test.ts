@@ -3,9 +3,9 @@
 import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import type { FastifyInstance } from 'fastify'
-import { ALL_SCOPES, bearer, build } from '../../helper.js'
-import { eventually } from '../../support/eventually.js'
-import { freshPostgresDatabase } from '../../support/services.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.ts'
+import { eventually } from '../../support/eventually.ts'
+import { freshPostgresDatabase } from '../../support/services.ts'
 
 interface Item { id: string, atualizadoEm: string }
 interface Page { items: Item[], total?: number, links: Array<{ rel: string, href: string }> }

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { ALL_SCOPES, bearer, build } from '../../helper.js'
-import { freshPostgresDatabase } from '../../support/services.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.ts'
+import { freshPostgresDatabase } from '../../support/services.ts'
 
 type Headers = Record<string, string>
 

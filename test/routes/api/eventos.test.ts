@@ -4,8 +4,8 @@ import t, { type Test } from 'tap'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { ALL_SCOPES, bearer, build } from '../../helper.js'
-import { freshPostgresDatabase } from '../../support/services.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.ts'
+import { freshPostgresDatabase } from '../../support/services.ts'
 
 interface Link { rel: string, href: string, method: string }
 interface Evento { id: number, tipo: string, em: string, ator: string, sujeito: { tipo: string, id: string }, dados: Record<string, unknown> | null, links: Link[] }

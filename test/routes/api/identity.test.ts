@@ -1,7 +1,7 @@
 import t from 'tap'
 import { createHmac } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { ALL_SCOPES, build, buildServing, mintToken, TEST_JWT_SECRET } from '../../helper.js'
+import { ALL_SCOPES, build, buildServing, mintToken, TEST_JWT_SECRET } from '../../helper.ts'
 
 /** An HS256 token over exactly this payload text (claims a JWT library would not write: `1e400`, no `sub`). */
 function signedPayload (payload: string): string {

@@ -5,9 +5,9 @@
 // events and reads them back through every version that serves the feed.
 import t from 'tap'
 import { sql } from 'kysely'
-import { ALL_SCOPES, bearer, build } from '../../helper.js'
-import { eventoVersions } from '../../../src/representations/evento-versions.js'
-import { servedVersions } from '../../../src/versioning/profiles.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.ts'
+import { eventoVersions } from '../../../src/representations/evento-versions.ts'
+import { servedVersions } from '../../../src/versioning/profiles.ts'
 
 const camelCase = (column: string) => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase())
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildWithToken as build } from '../../helper.js'
+import { buildWithToken as build } from '../../helper.ts'
 
 t.test('GET /api/v{n}/user names the version in plain text', async t => {
   const app = await build(t)

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { ALL_SCOPES, bearer, build, buildServing } from '../../helper.js'
-import { encodeCursor } from '../../../src/http/resources/collection-query.js'
+import { ALL_SCOPES, bearer, build, buildServing } from '../../helper.ts'
+import { encodeCursor } from '../../../src/http/resources/collection-query.ts'
 
 const ready = async (t: Parameters<typeof build>[0]) => await buildServing(t)
 

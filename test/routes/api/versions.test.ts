@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildWithToken as build } from '../../helper.js'
+import { buildWithToken as build } from '../../helper.ts'
 
 t.test('GET /api/versions lists every version from the version table', async t => {
   const app = await build(t, { env: { API_V1_SUNSET_DATE: '2027-01-31' } })

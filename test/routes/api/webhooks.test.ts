@@ -1,8 +1,8 @@
 // Webhook subscriptions: the secret shown once, rotation, scopes, and targets that are refused.
 import t from 'tap'
 import type { FastifyInstance } from 'fastify'
-import { ALL_SCOPES, bearer, build } from '../../helper.js'
-import { freshPostgresDatabase } from '../../support/services.js'
+import { ALL_SCOPES, bearer, build } from '../../helper.ts'
+import { freshPostgresDatabase } from '../../support/services.ts'
 
 const SCOPE = 'webhooks:write eventos:read'
 
