@@ -1,4 +1,4 @@
-import { type Problem } from '../http/problems/problem.ts'
+import type { Problem } from '../http/problems/problem.ts'
 import { problem } from '../http/problems/error-catalogue.ts'
 import { INVALID_TOKEN_DESCRIPTIONS, type InvalidTokenReason } from './errors.ts'
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { type Problem } from '../http/problems/problem.ts'
+import type { Problem } from '../http/problems/problem.ts'
 import { problem } from '../http/problems/error-catalogue.ts'
 import type { ApiVersion, ApiVersionTable } from './versions.ts'
 

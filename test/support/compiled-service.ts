@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
-// Tests that start the service or a CLI as a process run the compiled JavaScript, as the image does,
-// and these tests start dozens. scripts/compile.js compiles dist/ only when it is older than the sources, one
-// test process at a time; the others then find it up to date.
+// Tests that start the service or a CLI as a process run the compiled JavaScript, as the image does:
+// what they test is what ships. scripts/compile.js compiles dist/ only when it is older than the
+// sources, one test process at a time; the others then find it up to date.
 
 const root = join(import.meta.dirname, '../..')
 let compiled: Promise<unknown> | undefined

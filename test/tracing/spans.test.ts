@@ -210,15 +210,16 @@ t.test('gRPC health Check and Watch are traced like HTTP, under the caller\'s tr
   stream.cancel()
 
   for (const method of ['Check', 'Watch']) {
-    const [client, server] = await eventually(async () => {
+    const [clientSpan, serverSpan] = await eventually(async () => {
       const spans = (await recorder.finished()).filter(span => span.name.endsWith(`grpc.health.v1.Health/${method}`))
       const pair = [SpanKind.CLIENT, SpanKind.SERVER].map(kind => spans.find(span => span.kind === kind))
       if (pair.includes(undefined)) throw new Error(`no client and server spans for ${method}`)
       return pair as [ReadableSpan, ReadableSpan]
     })
-    t.equal(parentOf(client), PARENT_ID, `${method}: the caller's client span is in its trace`)
-    t.equal(server.spanContext().traceId, TRACE_ID, `${method}: a server span in the caller's trace`)
-    t.equal(parentOf(server), client.spanContext().spanId, `${method}: its parent is the caller's span`)
-    t.equal(server.attributes['rpc.system'], 'grpc')
+    t.equal(clientSpan.spanContext().traceId, TRACE_ID, `${method}: the caller's client span is in its trace`)
+    t.equal(parentOf(clientSpan), PARENT_ID, `${method}: under the span it was called in`)
+    t.equal(serverSpan.spanContext().traceId, TRACE_ID, `${method}: a server span in the caller's trace`)
+    t.equal(parentOf(serverSpan), clientSpan.spanContext().spanId, `${method}: its parent is the caller's span`)
+    t.equal(serverSpan.attributes['rpc.system'], 'grpc')
   }
 })

@@ -1,5 +1,5 @@
 import type { FastifyBodyParser, FastifyInstance } from 'fastify'
-import { type Problem } from '../problems/problem.ts'
+import type { Problem } from '../problems/problem.ts'
 import { problem } from '../problems/error-catalogue.ts'
 
 // RFC 8259 section 8.1: JSON text is UTF-8. A lenient decoder would store U+FFFD in place of bad bytes.

@@ -1,7 +1,7 @@
 // Query parameters of collections: the sort expression and the opaque v2 paging cursor.
 import { createHash } from 'node:crypto'
 import type { Position, SortKey } from '../../storage/listing.ts'
-import { type Problem } from '../problems/problem.ts'
+import type { Problem } from '../problems/problem.ts'
 import { problem, type ProblemCode } from '../problems/error-catalogue.ts'
 
 export const DEFAULT_LIMIT = 20
