@@ -24,6 +24,7 @@ export default [
     files: ['src/**/*.ts', 'plugins/**/*.ts', 'routes/**/*.ts'],
     ignores: ['src/http/problems/error-catalogue.ts'],
     rules: {
+      // A block's options for a rule replace an earlier block's, so the import rule is named again here.
       'no-restricted-syntax': ['error', relativeJsImport, {
         selector: "NewExpression[callee.name='Problem']",
         message: 'Make problems with problem(code) from src/http/problems/error-catalogue.ts.'
