@@ -155,6 +155,18 @@ export async function skipBacklog (databaseUrl: string): Promise<void> {
 }
 
 /**
+ * Whether a session of the service's sits inside a transaction between two statements: one of a
+ * process stopped there would hold its locks (the dispatch position, the events' numbering) for good.
+ */
+export async function transactionOpen (databaseUrl: string): Promise<boolean> {
+  return await withClient(databaseUrl, async client => {
+    const { rows } = await client.query<{ open: boolean }>(`select exists (select 1 from pg_stat_activity where datname = current_database()
+      and application_name like 'recrutamento-api%' and state like 'idle in transaction%') as open`)
+    return rows[0]!.open
+  })
+}
+
+/**
  * Where the feed stands before a run: its events are the ones written after `ordem`, and any id they
  * get is above `id` (ids are given after commit, each above every id given before).
  */

@@ -10,13 +10,15 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BareSenderOptions, BareSenderResult } from './bare-sender.ts'
 import { cpuSeconds, median, runScript, untilQuiet, type Server } from './harness.ts'
-import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, type EventMark, type Receivers, type Subscribed } from './webhook-subscriptions.ts'
+import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, transactionOpen, type EventMark, type Receivers, type Subscribed } from './webhook-subscriptions.ts'
 import { settings, type WorkloadBench } from './workload-runs.ts'
 
 const OPERATION = 'candidatar'
 const SCALING_TOLERANCE = 0.1
 const CPU_PER_DELIVERY_TARGET_MICROS = 25
 const WAIT_MS = 120_000
+const STATEMENT_SETTLE_MS = 100
+const STOP_ATTEMPTS = 20
 // The bare client's requests per round, and in flight: as many as a worker's 10 subscriptions send
 // at once (WEBHOOK_CONCURRENCY, 2 by default, each).
 const BARE_REQUESTS = 50_000
@@ -70,9 +72,16 @@ export function signal (workers: Server[], name: 'SIGSTOP' | 'SIGCONT'): void {
 }
 
 /** Stops the workers once they are idle: never in the middle of a transaction, whose locks would hold up the rest. */
-export async function stopWhenIdle (workers: Server[]): Promise<void> {
-  await untilQuiet(workers)
-  signal(workers, 'SIGSTOP')
+export async function stopWhenIdle (workers: Server[], databaseUrl: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await untilQuiet(workers)
+    signal(workers, 'SIGSTOP')
+    // A statement under way when they stopped ends on the server meanwhile.
+    await sleep(STATEMENT_SETTLE_MS)
+    if (!await transactionOpen(databaseUrl)) return
+    if (attempt === STOP_ATTEMPTS) throw new Error(`a transaction stayed open each of the ${STOP_ATTEMPTS} times the workers were stopped`)
+    signal(workers, 'SIGCONT')
+  }
 }
 
 /** One round: a backlog queued while every worker is stopped, then `running` of them let go until it is sent. */
@@ -88,7 +97,7 @@ async function drain (bench: WorkloadBench, receivers: Receivers, subscribed: Su
       while (Date.now() < deadline && await receivers.received(subscribed.paths, mark.id) < due) await sleep(100)
     })
   } finally {
-    await stopWhenIdle(running)
+    await stopWhenIdle(running, databaseUrl)
   }
   const cpu = running.reduce((sum, worker, i) => sum + (cpuSeconds(worker) ?? 0) - cpuBefore[i]!, 0)
   const arrivals = await receivers.take(subscribed.paths)
@@ -128,7 +137,7 @@ export async function measureWorkerScaling (bench: WorkloadBench, receivers: Rec
   const oneWorker: DrainRound[] = []
   const twoWorkers: DrainRound[] = []
   const bare: BareSenderResult[] = []
-  await stopWhenIdle(workers)
+  await stopWhenIdle(workers, databaseUrl)
   try {
     process.stdout.write('webhook workers at saturation (one, then two on one core):')
     for (let round = 1; round <= settings.rounds; round++) {

@@ -160,7 +160,7 @@ async function measure (bench: WorkloadBench, receivers: Receivers, subscribed: 
   /** One run; with subscriptions, the deliveries' figures when asked, then the backlog dropped. */
   const run = async (side: Side, durationSeconds: number, offeredRate?: number, measureDeliveries = false): Promise<LoadResult> => {
     const mark = await eventMark(side.databaseUrl)
-    if (side.name === 'queued') await stopWhenIdle([worker])
+    if (side.name === 'queued') await stopWhenIdle([worker], side.databaseUrl)
     const result = await bench.load(OPERATION, side.server, durationSeconds, offeredRate, side.databaseUrl)
     if (side.name === 'queued') {
       await skipBacklog(side.databaseUrl)
