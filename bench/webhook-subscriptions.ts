@@ -155,14 +155,15 @@ export async function skipBacklog (databaseUrl: string): Promise<void> {
 }
 
 /**
- * Whether a session of the service's sits inside a transaction between two statements: one of a
- * process stopped there would hold its locks (the dispatch position, the events' numbering) for good.
+ * Whether a session of the service's is in a statement or a transaction: one of a process stopped
+ * there (a statement waiting for a lock included) would hold its locks, the dispatch position's or
+ * the events' numbering's, for good.
  */
-export async function transactionOpen (databaseUrl: string): Promise<boolean> {
+export async function sessionBusy (databaseUrl: string): Promise<boolean> {
   return await withClient(databaseUrl, async client => {
-    const { rows } = await client.query<{ open: boolean }>(`select exists (select 1 from pg_stat_activity where datname = current_database()
-      and application_name like 'recrutamento-api%' and state like 'idle in transaction%') as open`)
-    return rows[0]!.open
+    const { rows } = await client.query<{ busy: boolean }>(`select exists (select 1 from pg_stat_activity where datname = current_database()
+      and application_name like 'recrutamento-api%' and state <> 'idle') as busy`)
+    return rows[0]!.busy
   })
 }
 

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { BareSenderOptions, BareSenderResult } from './bare-sender.ts'
 import { cpuSeconds, median, runScript, untilQuiet, type Server } from './harness.ts'
-import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, transactionOpen, type EventMark, type Receivers, type Subscribed } from './webhook-subscriptions.ts'
+import { BARE_PATH, eventMark, eventsAfter, queuedAfter, skipBacklog, sessionBusy, type EventMark, type Receivers, type Subscribed } from './webhook-subscriptions.ts'
 import { settings, type WorkloadBench } from './workload-runs.ts'
 
 const OPERATION = 'candidatar'
@@ -61,8 +61,10 @@ async function untilQueued (databaseUrl: string, mark: EventMark, subscriptions:
   for (;;) {
     const events = await eventsAfter(databaseUrl, mark)
     const due = events.length * subscriptions
-    if (events.every(event => event.id !== null) && (await queuedAfter(databaseUrl, mark)).length === due) return due
-    if (Date.now() > deadline) throw new Error(`the API had not queued the ${due} deliveries of its backlog ${WAIT_MS} ms after the load`)
+    const numbered = events.filter(event => event.id !== null).length
+    const queued = (await queuedAfter(databaseUrl, mark)).length
+    if (numbered === events.length && queued === due) return due
+    if (Date.now() > deadline) throw new Error(`the API had not queued the ${due} deliveries of its backlog ${WAIT_MS} ms after the load (${numbered} of ${events.length} events numbered, ${queued} deliveries queued)`)
     await sleep(200)
   }
 }
@@ -78,8 +80,9 @@ export async function stopWhenIdle (workers: Server[], databaseUrl: string): Pro
     signal(workers, 'SIGSTOP')
     // A statement under way when they stopped ends on the server meanwhile.
     await sleep(STATEMENT_SETTLE_MS)
-    if (!await transactionOpen(databaseUrl)) return
-    if (attempt === STOP_ATTEMPTS) throw new Error(`a transaction stayed open each of the ${STOP_ATTEMPTS} times the workers were stopped`)
+    // The API's sessions count too, and are busy only now and then: the workers are stopped again.
+    if (!await sessionBusy(databaseUrl)) return
+    if (attempt === STOP_ATTEMPTS) throw new Error(`a session of the service was busy each of the ${STOP_ATTEMPTS} times the workers were stopped`)
     signal(workers, 'SIGCONT')
   }
 }
