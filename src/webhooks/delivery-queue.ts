@@ -118,9 +118,14 @@ function deliveryKey (webhookId: string, subjectId: string): string {
 }
 
 async function ensureQueue (boss: PgBoss, name: string): Promise<void> {
-  if (await boss.getQueue(name) !== null) return
+  const queue = await boss.getQueue(name)
+  // Made by a release that did not notify: a job queued now wakes the workers of every instance.
+  if (queue !== null) {
+    if (queue.notify !== true) await boss.updateQueue(name, { notify: true })
+    return
+  }
   // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
-  await boss.createQueue(name, { policy: 'key_strict_fifo' }).catch(async (error: unknown) => {
+  await boss.createQueue(name, { policy: 'key_strict_fifo', notify: true }).catch(async (error: unknown) => {
     if (await boss.getQueue(name) === null) throw error // else another instance made it meanwhile
   })
 }
@@ -150,7 +155,11 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
     monitorIntervalSeconds: superviseSeconds,
     // Deliveries come and go by the thousand: jobs past their retention are deleted on every pass,
     // not once a day as pg-boss's default would.
-    maintenanceIntervalSeconds: superviseSeconds
+    maintenanceIntervalSeconds: superviseSeconds,
+    // Workers wake when another process (an API process, say) queues a job, not at their next poll.
+    // Polls go on as before: a retry coming due wakes nobody, and NOTIFY does not pass a pooler in
+    // transaction mode (pg-boss then warns and polls only).
+    useListenNotify: true
   })
   boss.on('error', onError)
   await boss.start()
@@ -272,7 +281,8 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
   // One pg-boss worker per slot rather than one with `localConcurrency`: pg-boss wakes only the first
   // worker of a `work` call, and a batch worker must be woken both when a dispatch queues batches and
   // when it finishes one (its subscription's next batch is likely waiting, and would wait a poll).
-  const batchOptions = { pollingIntervalSeconds: settings.pollingSeconds, includeMetadata: true } as const
+  const polling = { pollingIntervalSeconds: settings.pollingSeconds, notifyPollingIntervalSeconds: settings.pollingSeconds }
+  const batchOptions = { ...polling, includeMetadata: true } as const
   const workers = handlers === undefined ? 0 : settings.workers
   const batchWorkers: string[] = []
   for (let slot = 0; slot < workers; slot++) {
@@ -300,7 +310,7 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
   const failingLaneWorkers = Math.max(1, Math.floor(settings.workers / 4))
   const options = {
     groupConcurrency: settings.perSubscription,
-    pollingIntervalSeconds: settings.pollingSeconds,
+    ...polling,
     // A worker takes several deliveries per fetch and fetches again at once while they come full, so
     // a backlog drains at the receivers' pace rather than one delivery per worker per poll.
     batchSize: DELIVERIES_PER_FETCH,
