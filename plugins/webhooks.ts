@@ -64,7 +64,8 @@ async function webhooksPlugin (fastify: FastifyInstance): Promise<void> {
     // Longer than its first two retries take (their delays, and a timeout each): a receiver that
     // fails now and then is not taken for a dead one.
     failingAfterSeconds: 3 * config.WEBHOOK_RETRY_DELAY_SECONDS + 2 * Math.ceil(config.WEBHOOK_TIMEOUT_MS / 1000),
-    batchExpireSeconds: batchLimitSeconds(deadlines)
+    batchExpireSeconds: batchLimitSeconds(deadlines),
+    listen: config.WEBHOOK_LISTEN_NOTIFY
   }
 
   let queue: DeliveryQueue | undefined

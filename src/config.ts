@@ -44,6 +44,8 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 2, description: 'deliveries to one subscription in flight at once across instances, from its batches and as many again from its retries, from 1 to 100' }),
   WEBHOOK_MAX_SUBSCRIPTIONS: Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'webhook subscriptions kept at most, from 1 to 10000' }),
   WEBHOOK_WORKERS: Type.Integer({ minimum: 1, maximum: 100, default: 8, description: 'batches, and fetches of up to 10 retried deliveries, worked at once per instance, from 1 to 100' }),
+  // A transaction-mode pooler (PgBouncer) does not pass NOTIFY: there workers wake only at their poll.
+  WEBHOOK_LISTEN_NOTIFY: Type.Boolean({ default: true, description: 'true or false: delivery workers listen (PostgreSQL LISTEN) for batches another process queued; false behind a transaction-mode pooler' }),
   // Loopback, private and link-local targets are refused unless this is on (a test, a closed network).
   WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false, description: 'true or false: accept webhook targets at loopback, private and link-local addresses' }),
   DATABASE_POOL_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 2000, description: 'milliseconds a query may wait for a pooled connection before the request answers 503, from 100 to 600000' }),

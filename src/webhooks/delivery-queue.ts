@@ -2,7 +2,7 @@
 // work, a restart loses nothing, and retries wait in the database rather than in a process.
 import { sql, type Kysely, type Transaction } from 'kysely'
 import { PgBoss, fromKysely, type JobResult, type JobWithMetadata } from 'pg-boss'
-import type { Connection } from '../storage/database.ts'
+import type { Connection, DatabaseKind } from '../storage/database.ts'
 import type { Schema } from '../storage/schema.ts'
 import { BATCH_QUEUE, DELIVERY_JOBS_TABLE, DELIVERY_QUEUE, DELIVERY_QUEUE_SCHEMA } from './queue-names.ts'
 
@@ -50,6 +50,8 @@ export interface DeliveryQueueSettings {
   expireSeconds: number
   /** The same for a batch. */
   batchExpireSeconds: number
+  /** WEBHOOK_LISTEN_NOTIFY: workers listen for batches other processes queue (on PostgreSQL). */
+  listen: boolean
   /**
    * A subscription failing without a success for this long has its deliveries worked by the failing
    * lane's workers alone (see Lane).
@@ -117,33 +119,33 @@ function deliveryKey (webhookId: string, subjectId: string): string {
   return `${webhookId}:${subjectId}`
 }
 
-async function ensureQueue (boss: PgBoss, name: string): Promise<void> {
-  const queue = await boss.getQueue(name)
-  // Made by a release that did not notify: a job queued now wakes the workers of every instance.
-  if (queue !== null) {
-    if (queue.notify !== true) await boss.updateQueue(name, { notify: true })
-    return
+async function ensureQueue (boss: PgBoss, name: string, notify: boolean): Promise<void> {
+  if (await boss.getQueue(name) === null) {
+    // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
+    await boss.createQueue(name, { policy: 'key_strict_fifo', notify }).catch(async (error: unknown) => {
+      if (await boss.getQueue(name) === null) throw error // else another instance made it meanwhile
+    })
   }
-  // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
-  await boss.createQueue(name, { policy: 'key_strict_fifo', notify: true }).catch(async (error: unknown) => {
-    if (await boss.getQueue(name) === null) throw error // else another instance made it meanwhile
-  })
+  // Read again: another instance, perhaps of a release before, may have made it meanwhile.
+  if (notify && (await boss.getQueue(name))?.notify !== true) await boss.updateQueue(name, { notify })
 }
 
 /** The service's database, as the queue reaches it: its own statements through `db`, pg-boss's through a pool of its own. */
 export interface QueueDatabase {
   db: Kysely<Schema>
   connection: Connection
+  kind: DatabaseKind
 }
 
 /**
  * Creates pg-boss's tables when they are missing, then works the queues. Without handlers (a process
  * that serves the API only) it queues, and maintains the queue, but works nothing.
  */
-export async function startDeliveryQueue ({ db, connection }: QueueDatabase, settings: DeliveryQueueSettings, handlers: { batch: BatchHandler, delivery: DeliveryHandler } | undefined, onError: (error: Error) => void): Promise<DeliveryQueue> {
+export async function startDeliveryQueue ({ db, connection, kind }: QueueDatabase, settings: DeliveryQueueSettings, handlers: { batch: BatchHandler, delivery: DeliveryHandler } | undefined, onError: (error: Error) => void): Promise<DeliveryQueue> {
   // pg-boss looks once a minute by default: a crashed instance's deliveries, and their subjects' later
   // events behind them, would wait up to that long past the limit, whatever the limit.
   const superviseSeconds = Math.max(1, Math.ceil(settings.expireSeconds / LOOKS_PER_LIMIT))
+  const listens = settings.listen && handlers !== undefined && kind === 'postgres'
   // On a pool of its own: its maintenance sends several statements in one query and reads the rows of
   // each, which a connection of the service's Kysely does not return.
   const boss = new PgBoss({
@@ -156,16 +158,17 @@ export async function startDeliveryQueue ({ db, connection }: QueueDatabase, set
     // Deliveries come and go by the thousand: jobs past their retention are deleted on every pass,
     // not once a day as pg-boss's default would.
     maintenanceIntervalSeconds: superviseSeconds,
-    // Workers wake when another process (an API process, say) queues a job, not at their next poll.
-    // Polls go on as before: a retry coming due wakes nobody, and NOTIFY does not pass a pooler in
-    // transaction mode (pg-boss then warns and polls only).
-    useListenNotify: true
+    // Workers wake when another process (an API process, say) queues a batch, not at their next
+    // poll, which goes on as before. The embedded database hands its notifications to the session
+    // that committed, not to the listener.
+    useListenNotify: listens
   })
   boss.on('error', onError)
-  await boss.start()
   try {
-    await ensureQueue(boss, BATCH_QUEUE)
-    await ensureQueue(boss, DELIVERY_QUEUE)
+    await boss.start()
+    // Batches only: an API process queues them. Deliveries are queued by a worker, which wakes its own.
+    await ensureQueue(boss, BATCH_QUEUE, settings.listen)
+    await ensureQueue(boss, DELIVERY_QUEUE, false)
   } catch (error) {
     await boss.stop({ graceful: false }) // the next dispatch interval tries again from the start
     throw error

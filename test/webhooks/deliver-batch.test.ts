@@ -29,7 +29,7 @@ t.test('a batch on its last try queues its events as single deliveries, which ar
   const deliveries = createWebhookDeliveriesRepository(db, 24)
   const settings = { timeoutMs: 5000, allowPrivateTargets: true, disableAfterSeconds: 3600, concurrency: 2, retryLimit: 3 }
   const queue = await startDeliveryQueue(database, {
-    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60, failingAfterSeconds: 60
+    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60, failingAfterSeconds: 60, listen: false
   }, { batch: async () => {}, delivery: deliveryHandler(deliveries, settings) }, () => {})
   t.teardown(queue.stop)
 

@@ -20,7 +20,7 @@ for (const backend of ['pglite', 'postgres'] as Backend[]) {
     const errors: Error[] = []
     // An attempt limit of 2 s: the queue supervises, and so maintains, every second.
     const queue = await startDeliveryQueue(database, {
-      workers: 2, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 4, failingAfterSeconds: 60
+      workers: 2, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 4, failingAfterSeconds: 60, listen: false
     }, { batch: async () => {}, delivery: async () => undefined }, error => { errors.push(error) })
     t.teardown(queue.stop)
 

@@ -48,7 +48,7 @@ t.test('a dispatch that began before the last one does not queue a subject\'s la
   const delivered: number[] = []
   // The worker fetches on its start and when woken, so both deliveries wait queued until then.
   const queue = await startDeliveryQueue(database, {
-    workers: 1, perSubscription: 1, pollingSeconds: 3600, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60, failingAfterSeconds: 60
+    workers: 1, perSubscription: 1, pollingSeconds: 3600, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60, failingAfterSeconds: 60, listen: false
   }, { batch: async job => { delivered.push(...job.eventIds) }, delivery: async () => undefined }, () => {})
   t.teardown(queue.stop)
   const bodies = new EventBodies(db, () => null)

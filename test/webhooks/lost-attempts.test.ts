@@ -47,7 +47,7 @@ t.test('a delivery whose attempts were all lost with their instance is given up,
   const queue = await startDeliveryQueue(database, {
     // Four workers, three of them the healthy lane's: the two lost attempts hold two for good here, as their
     // instance would have, and the third takes the next delivery.
-    workers: 4, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60
+    workers: 4, perSubscription: 2, pollingSeconds: 0.5, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60, listen: false
   }, { batch: async () => {}, delivery }, () => {})
   t.teardown(async () => {
     restart()
@@ -78,7 +78,7 @@ t.test('a batch that ended failed is run again, and its events arrive', async t 
   const settings = { timeoutMs: 5000, allowPrivateTargets: true, disableAfterSeconds: 3600, concurrency: 2, retryLimit: 3 }
   const deliveries = createWebhookDeliveriesRepository(db, 24)
   const queue = await startDeliveryQueue(database, {
-    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60
+    workers: 1, perSubscription: 1, pollingSeconds: 0.5, retryLimit: 3, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 2, batchExpireSeconds: 60, failingAfterSeconds: 60, listen: false
   }, { batch: batchHandler(db, deliveries, new EventBodies(db, () => null), settings), delivery: deliveryHandler(deliveries, settings) }, () => {})
   t.teardown(queue.stop)
 

@@ -1,5 +1,5 @@
-// A worker takes what another process queued as soon as it is committed, not at its next poll: the
-// queue's jobs are announced with PostgreSQL's NOTIFY, which every instance's pg-boss listens for.
+// A worker takes a batch another process queued as soon as it is committed, not at its next poll:
+// the batches are announced with PostgreSQL's NOTIFY, which every worker's pg-boss listens for.
 import t from 'tap'
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
@@ -10,27 +10,24 @@ import { eventually } from '../support/eventually.ts'
 // The worker's next poll is this far away once its first fetch found nothing.
 const POLLING_SECONDS = 60
 const SETTINGS: DeliveryQueueSettings = {
-  workers: 1, perSubscription: 1, pollingSeconds: POLLING_SECONDS, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60, failingAfterSeconds: 60
+  workers: 1, perSubscription: 1, pollingSeconds: POLLING_SECONDS, retryLimit: 0, retryDelaySeconds: 1, retryDelayMaxSeconds: 1, expireSeconds: 60, batchExpireSeconds: 60, failingAfterSeconds: 60, listen: true
 }
 
-t.test('a worker a minute from its next poll takes a delivery another process queued at once', async t => {
+t.test('a worker a minute from its next poll takes a batch another process queued at once', async t => {
   const database = await migratedStorage(t, 'postgres')
   if (database === undefined) return
   const taken: number[] = []
   const worker = await startDeliveryQueue(database, SETTINGS, {
-    batch: async () => {},
-    delivery: async job => { taken.push(job.eventId); return undefined }
+    batch: async job => { taken.push(...job.eventIds) },
+    delivery: async () => undefined
   }, () => {})
   t.teardown(worker.stop)
   // Another process's queue, as an API process runs it: it queues and works nothing.
   const api = await startDeliveryQueue(database, SETTINGS, undefined, () => {})
   t.teardown(api.stop)
 
-  const webhookId = randomUUID()
-  await database.db.transaction().execute(async trx => {
-    await api.addDeliveries(trx, [{ webhookId, eventId: 1, subjectId: randomUUID(), messageId: 'msg_1', body: '{}' }], { failingSeconds: null })
-  })
+  await database.db.transaction().execute(async trx => { await api.addBatches(trx, [{ webhookId: randomUUID(), eventIds: [1] }]) })
   // Well within the poll: only the announcement can have woken it.
   await eventually(() => { assert.deepEqual(taken, [1]) }, { timeout: POLLING_SECONDS * 1000 / 3, interval: 100 })
-  t.pass('the worker took the delivery before its next poll')
+  t.pass('the worker took the batch before its next poll')
 })
