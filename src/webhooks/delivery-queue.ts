@@ -166,8 +166,9 @@ export async function startDeliveryQueue ({ db, connection, kind }: QueueDatabas
   boss.on('error', onError)
   try {
     await boss.start()
-    // Batches only: an API process queues them. Deliveries are queued by a worker, which wakes its own.
-    await ensureQueue(boss, BATCH_QUEUE, settings.listen)
+    // Batches only, and only where a worker can listen: an API process queues them. Deliveries are
+    // queued by a worker, which wakes its own.
+    await ensureQueue(boss, BATCH_QUEUE, settings.listen && kind === 'postgres')
     await ensureQueue(boss, DELIVERY_QUEUE, false)
   } catch (error) {
     await boss.stop({ graceful: false }) // the next dispatch interval tries again from the start
