@@ -120,14 +120,16 @@ function deliveryKey (webhookId: string, subjectId: string): string {
 }
 
 async function ensureQueue (boss: PgBoss, name: string, notify: boolean): Promise<void> {
-  if (await boss.getQueue(name) === null) {
+  let queue = await boss.getQueue(name)
+  if (queue === null) {
     // Per key, one job at a time and in order, a job waiting for its retry holding back the later ones.
     await boss.createQueue(name, { policy: 'key_strict_fifo', notify }).catch(async (error: unknown) => {
       if (await boss.getQueue(name) === null) throw error // else another instance made it meanwhile
     })
+    // Read again: another instance, perhaps of a release before, may have made it meanwhile.
+    queue = await boss.getQueue(name)
   }
-  // Read again: another instance, perhaps of a release before, may have made it meanwhile.
-  if (notify && (await boss.getQueue(name))?.notify !== true) await boss.updateQueue(name, { notify })
+  if (notify && queue?.notify !== true) await boss.updateQueue(name, { notify })
 }
 
 /** The service's database, as the queue reaches it: its own statements through `db`, pg-boss's through a pool of its own. */
@@ -145,7 +147,8 @@ export async function startDeliveryQueue ({ db, connection, kind }: QueueDatabas
   // pg-boss looks once a minute by default: a crashed instance's deliveries, and their subjects' later
   // events behind them, would wait up to that long past the limit, whatever the limit.
   const superviseSeconds = Math.max(1, Math.ceil(settings.expireSeconds / LOOKS_PER_LIMIT))
-  const listens = settings.listen && handlers !== undefined && kind === 'postgres'
+  // The embedded database hands its notifications to the session that committed, not to a listener.
+  const notifies = settings.listen && kind === 'postgres'
   // On a pool of its own: its maintenance sends several statements in one query and reads the rows of
   // each, which a connection of the service's Kysely does not return.
   const boss = new PgBoss({
@@ -159,16 +162,14 @@ export async function startDeliveryQueue ({ db, connection, kind }: QueueDatabas
     // not once a day as pg-boss's default would.
     maintenanceIntervalSeconds: superviseSeconds,
     // Workers wake when another process (an API process, say) queues a batch, not at their next
-    // poll, which goes on as before. The embedded database hands its notifications to the session
-    // that committed, not to the listener.
-    useListenNotify: listens
+    // poll, which goes on as before.
+    useListenNotify: notifies && handlers !== undefined
   })
   boss.on('error', onError)
   try {
     await boss.start()
-    // Batches only, and only where a worker can listen: an API process queues them. Deliveries are
-    // queued by a worker, which wakes its own.
-    await ensureQueue(boss, BATCH_QUEUE, settings.listen && kind === 'postgres')
+    // Batches only: an API process queues them. Deliveries are queued by a worker, which wakes its own.
+    await ensureQueue(boss, BATCH_QUEUE, notifies)
     await ensureQueue(boss, DELIVERY_QUEUE, false)
   } catch (error) {
     await boss.stop({ graceful: false }) // the next dispatch interval tries again from the start
